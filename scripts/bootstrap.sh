@@ -1,0 +1,17 @@
+#!/usr/bin/env bash
+# Installs archpatch's Debian 12 build dependencies (as root, or with sudo) and builds it into
+# build/. Safe to run again: apt and cmake only do what is missing.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+packages=$(grep -v '^#' scripts/packages.txt)
+missing=$(for p in $packages; do dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed' || echo "$p"; done)
+if [ -n "$missing" ]; then
+  sudo=""; [ "$(id -u)" -eq 0 ] || sudo=sudo
+  $sudo apt-get update -qq
+  # shellcheck disable=SC2086
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends $missing
+fi
+
+cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+cmake --build build

@@ -1,0 +1,169 @@
+#include "arch/arch.h"
+
+#include <algorithm>
+#include <cctype>
+#include <charconv>
+
+#include <fmt/format.h>
+
+namespace archpatch::arch {
+namespace {
+
+// The numbers `nvcc --list-gpu-code` prints for nvcc 13.0, and which of them also have an
+// arch-specific (a) and a family-specific (f) target. sm_90 has an `a` but no `f` variant.
+struct TableRow {
+  int number;
+  bool has_a;
+  bool has_f;
+};
+constexpr TableRow kTable[] = {
+    {75, false, false},  {80, false, false},  {86, false, false}, {87, false, false},
+    {88, false, false},  {89, false, false},  {90, true, false},  {100, true, true},
+    {103, true, true},   {110, true, true},   {120, true, true},  {121, true, true},
+};
+
+std::vector<Arch> BuildTable() {
+  std::vector<Arch> arches;
+  for (const TableRow& row : kTable) {
+    const int major = row.number / 10, minor = row.number % 10;
+    arches.push_back({major, minor, Variant::kPlain});
+    if (row.has_a) arches.push_back({major, minor, Variant::kArchSpecific});
+    if (row.has_f) arches.push_back({major, minor, Variant::kFamily});
+  }
+  return arches;
+}
+
+std::string Lower(std::string_view text) {
+  std::string out;
+  for (char c : text) out += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return out;
+}
+
+bool ConsumePrefix(std::string_view& text, std::string_view prefix) {
+  if (text.substr(0, prefix.size()) != prefix) return false;
+  text.remove_prefix(prefix.size());
+  return true;
+}
+
+// Splits "120a" / "12.0a" into a number and a variant; returns false on anything else.
+bool ParseNumberAndVariant(std::string_view text, int& number, Variant& variant) {
+  variant = Variant::kPlain;
+  if (!text.empty() && (text.back() == 'a' || text.back() == 'f')) {
+    variant = text.back() == 'a' ? Variant::kArchSpecific : Variant::kFamily;
+    text.remove_suffix(1);
+  }
+  if (text.empty()) return false;
+  const size_t dot = text.find('.');
+  if (dot != std::string_view::npos) {
+    int major = 0, minor = 0;
+    std::string_view left = text.substr(0, dot), right = text.substr(dot + 1);
+    if (left.empty() || right.size() != 1) return false;
+    auto [p1, e1] = std::from_chars(left.data(), left.data() + left.size(), major);
+    auto [p2, e2] = std::from_chars(right.data(), right.data() + right.size(), minor);
+    if (e1 != std::errc() || e2 != std::errc() || p1 != left.end() || p2 != right.end()) return false;
+    number = major * 10 + minor;
+    return true;
+  }
+  auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), number);
+  return ec == std::errc() && ptr == text.data() + text.size();
+}
+
+std::string KnownList() {
+  std::string out;
+  for (const Arch& a : AllArches()) out += (out.empty() ? "" : ", ") + a.name();
+  return out;
+}
+
+}  // namespace
+
+std::string Arch::name() const {
+  const char* suffix = variant == Variant::kArchSpecific ? "a" : variant == Variant::kFamily ? "f" : "";
+  return fmt::format("sm_{}{}", number(), suffix);
+}
+
+std::string Arch::compute_name() const { return "compute_" + name().substr(3); }
+
+const std::vector<Arch>& AllArches() {
+  static const std::vector<Arch> table = BuildTable();
+  return table;
+}
+
+bool IsKnown(const Arch& arch) {
+  const auto& table = AllArches();
+  return std::find(table.begin(), table.end(), arch) != table.end();
+}
+
+Result<Arch> ParseArch(std::string_view input) {
+  std::string text = Lower(input);
+  std::string_view rest = text;
+  if (!ConsumePrefix(rest, "sm_") && !ConsumePrefix(rest, "compute_")) ConsumePrefix(rest, "sm");
+  int number = 0;
+  Variant variant = Variant::kPlain;
+  if (!ParseNumberAndVariant(rest, number, variant)) {
+    return Error{fmt::format("'{}' is not an arch name (try sm_120, sm_120a, 12.0 or 120)", input)};
+  }
+  Arch arch{number / 10, number % 10, variant};
+  if (!IsKnown(arch)) {
+    return Error{fmt::format("unknown arch '{}': nvcc 13 knows {}", input, KnownList())};
+  }
+  return arch;
+}
+
+Result<std::vector<Arch>> ParseArchList(std::string_view text) {
+  std::vector<Arch> arches;
+  while (!text.empty()) {
+    const size_t comma = text.find(',');
+    std::string_view item = text.substr(0, comma);
+    if (!item.empty()) {
+      Result<Arch> arch = ParseArch(item);
+      if (!arch) return arch.error();
+      arches.push_back(*arch);
+    }
+    if (comma == std::string_view::npos) break;
+    text.remove_prefix(comma + 1);
+  }
+  if (arches.empty()) return Error{"empty arch list"};
+  return arches;
+}
+
+std::vector<Macro> DeviceMacros(const Arch& arch) {
+  const std::string value = std::to_string(arch.cuda_arch());
+  std::vector<Macro> macros = {
+      {"__CUDA_ARCH__", value},
+      {"__CUDA_ARCH_LIST__", value},
+  };
+  if (arch.variant != Variant::kPlain) macros.push_back({"__CUDA_ARCH_FAMILY_SPECIFIC__", value});
+  if (arch.variant == Variant::kArchSpecific) {
+    macros.push_back({"__CUDA_ARCH_SPECIFIC__", value});
+    macros.push_back({fmt::format("__CUDA_ARCH_FEAT_SM{}_ALL", arch.number()), ""});
+  }
+  // The compiler identity of nvcc 13.0, defined in every pass.
+  const Macro compiler[] = {
+      {"__CUDACC__", ""},
+      {"__NVCC__", ""},
+      {"__CUDACC_VER_MAJOR__", "13"},
+      {"__CUDACC_VER_MINOR__", "0"},
+      {"__CUDACC_VER_BUILD__", "88"},
+      {"__CUDA_API_VER_MAJOR__", "13"},
+      {"__CUDA_API_VER_MINOR__", "0"},
+      {"__CUDACC_DEVICE_ATOMIC_BUILTINS__", "1"},
+      {"__NVCC_DIAG_PRAGMA_SUPPORT__", "1"},
+  };
+  macros.insert(macros.end(), std::begin(compiler), std::end(compiler));
+  return macros;
+}
+
+// CUDA C++ Programming Guide, "Binary Compatibility" and "Feature Availability": a cubin for
+// sm_XY runs on sm_XZ with Z >= Y (same major); an `a` cubin only on exactly that chip; an `f`
+// cubin on any chip of the same family (same major, equal or higher minor).
+bool SassRunsOn(const Arch& image, const Arch& device) {
+  if (image.major != device.major) return false;
+  switch (image.variant) {
+    case Variant::kArchSpecific: return image.minor == device.minor;
+    case Variant::kFamily:
+    case Variant::kPlain: return device.minor >= image.minor;
+  }
+  return false;
+}
+
+}  // namespace archpatch::arch

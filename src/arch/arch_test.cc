@@ -1,0 +1,46 @@
+#include "arch/arch.h"
+
+#include <gtest/gtest.h>
+
+namespace archpatch::arch {
+namespace {
+
+TEST(ParseArch, AcceptsTheFormsUsersType) {
+  for (const char* text : {"sm_120", "SM_120", "compute_120", "120", "12.0", "sm120"}) {
+    Result<Arch> a = ParseArch(text);
+    ASSERT_TRUE(a) << text << ": " << a.error().str();
+    EXPECT_EQ(a->name(), "sm_120") << text;
+  }
+  EXPECT_EQ(ParseArch("sm_120a")->name(), "sm_120a");
+  EXPECT_EQ(ParseArch("12.0a")->name(), "sm_120a");
+  EXPECT_EQ(ParseArch("sm_100f")->name(), "sm_100f");
+  EXPECT_EQ(ParseArch("compute_90a")->cuda_arch(), 900);
+}
+
+TEST(ParseArch, RefusesUnknownAndMalformedNames) {
+  EXPECT_FALSE(ParseArch("sm_91"));
+  EXPECT_FALSE(ParseArch("sm_90f"));  // nvcc 13 has no family variant of sm_90
+  EXPECT_FALSE(ParseArch("banana"));
+  EXPECT_FALSE(ParseArch("12."));
+  EXPECT_NE(ParseArch("sm_91").error().message.find("sm_121"), std::string::npos);
+}
+
+TEST(ArchTable, ListsEveryNvcc13TargetWithVariants) {
+  const auto& table = AllArches();
+  EXPECT_EQ(table.front().name(), "sm_75");
+  EXPECT_EQ(table.back().name(), "sm_121f");
+  EXPECT_EQ(table.size(), 23u);
+}
+
+TEST(SassRunsOn, FollowsCudaBinaryCompatibility) {
+  auto a = [](const char* n) { return *ParseArch(n); };
+  EXPECT_TRUE(SassRunsOn(a("sm_80"), a("sm_86")));
+  EXPECT_FALSE(SassRunsOn(a("sm_86"), a("sm_80")));
+  EXPECT_FALSE(SassRunsOn(a("sm_90"), a("sm_100")));
+  EXPECT_TRUE(SassRunsOn(a("sm_120"), a("sm_121")));
+  EXPECT_FALSE(SassRunsOn(a("sm_120a"), a("sm_121")));
+  EXPECT_TRUE(SassRunsOn(a("sm_120f"), a("sm_121")));
+}
+
+}  // namespace
+}  // namespace archpatch::arch

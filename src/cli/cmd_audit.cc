@@ -1,0 +1,11 @@
+// archpatch audit: placeholder until its stage lands (see the issue that owns it).
+#include "cli/command.h"
+#include "util/result.h"
+
+namespace archpatch::cli {
+
+int RunAudit(const Context&, const std::vector<std::string>&) {
+  throw Fatal("'audit' is not implemented yet");
+}
+
+}  // namespace archpatch::cli

@@ -1,0 +1,131 @@
+// archpatch's entry point: global flags, the subcommand table, and the one place where fatal
+// errors become "archpatch: error: ..." and an exit code.
+#include <algorithm>
+#include <cstring>
+#include <exception>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+#include <spdlog/sinks/stdout_color_sinks.h>
+#include <spdlog/spdlog.h>
+
+#include "cli/command.h"
+#include "util/result.h"
+
+namespace archpatch::cli {
+namespace {
+
+constexpr Command kCommands[] = {
+    {"audit", "list the gates that exclude an arch (CUDA/C++, Python, binaries)", RunAudit},
+    {"eval", "evaluate preprocessor conditions per arch", RunEval},
+    {"arches", "list the arch table and the macros each defines", RunArches},
+    {"apply", "rewrite gates from rules, atomically, with a manifest", RunApply},
+    {"revert", "undo applied rules byte for byte", RunRevert},
+    {"status", "show what is applied and whether files are as archpatch left them", RunStatus},
+    {"verify", "check installed files against RECORD, or prove an edit with the compiler", RunVerify},
+    {"rules", "list, show, check and test rules", RunRules},
+    {"caches", "list or clear JIT caches", RunCaches},
+};
+
+void PrintUsage(std::FILE* out) {
+  fmt::print(out, "usage: archpatch [-v] [--version] COMMAND [ARGS...]\n\ncommands:\n");
+  for (const Command& c : kCommands) fmt::print(out, "  {:<8} {}\n", c.name, c.summary);
+  fmt::print(out, "\n'archpatch COMMAND --help' describes each command.\n");
+}
+
+size_t EditDistance(std::string_view a, std::string_view b) {
+  std::vector<size_t> row(b.size() + 1);
+  for (size_t j = 0; j <= b.size(); ++j) row[j] = j;
+  for (size_t i = 1; i <= a.size(); ++i) {
+    size_t diagonal = row[0];
+    row[0] = i;
+    for (size_t j = 1; j <= b.size(); ++j) {
+      size_t above = row[j];
+      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] != b[j - 1])});
+      diagonal = above;
+    }
+  }
+  return row[b.size()];
+}
+
+const Command* FindCommand(std::string_view name) {
+  for (const Command& c : kCommands) {
+    if (name == c.name) return &c;
+  }
+  return nullptr;
+}
+
+const Command* ClosestCommand(std::string_view name) {
+  const Command* best = nullptr;
+  size_t best_distance = 3;  // suggest only near misses
+  for (const Command& c : kCommands) {
+    size_t d = EditDistance(name, c.name);
+    if (d < best_distance) best = &c, best_distance = d;
+  }
+  return best;
+}
+
+void SetUpLogging(int verbosity) {
+  // Logs go to stderr so stdout stays clean for results and --json.
+  spdlog::set_default_logger(spdlog::stderr_color_st("archpatch"));
+  spdlog::set_pattern("archpatch: %l: %v");
+  spdlog::set_level(verbosity >= 2 ? spdlog::level::debug
+                    : verbosity == 1 ? spdlog::level::info
+                                     : spdlog::level::warn);
+}
+
+int Main(int argc, char** argv) {
+  Context ctx;
+  int i = 1;
+  for (; i < argc && argv[i][0] == '-'; ++i) {
+    std::string_view flag = argv[i];
+    if (flag == "-v" || flag == "--verbose") {
+      ++ctx.verbosity;
+    } else if (flag == "-vv") {
+      ctx.verbosity += 2;
+    } else if (flag == "--version") {
+      fmt::print("archpatch {}\n", ARCHPATCH_VERSION);
+      return kExitOk;
+    } else if (flag == "-h" || flag == "--help") {
+      PrintUsage(stdout);
+      return kExitOk;
+    } else {
+      throw UsageError(fmt::format("unknown option '{}' (options go after the command)", flag));
+    }
+  }
+  if (i == argc) {
+    PrintUsage(stderr);
+    return kExitUsage;
+  }
+  std::string name = argv[i];
+  std::vector<std::string> args(argv + i + 1, argv + argc);
+  // -v is also accepted after the command, where users tend to type it.
+  for (const std::string& a : args) {
+    if (a == "-v" || a == "--verbose") ++ctx.verbosity;
+    if (a == "-vv") ctx.verbosity += 2;
+  }
+  SetUpLogging(ctx.verbosity);
+  const Command* command = FindCommand(name);
+  if (!command) {
+    const Command* guess = ClosestCommand(name);
+    throw UsageError(guess ? fmt::format("unknown command '{}', did you mean '{}'?", name, guess->name)
+                           : fmt::format("unknown command '{}' (see 'archpatch --help')", name));
+  }
+  return command->run(ctx, args);
+}
+
+}  // namespace
+}  // namespace archpatch::cli
+
+int main(int argc, char** argv) {
+  try {
+    return archpatch::cli::Main(argc, argv);
+  } catch (const archpatch::Fatal& e) {
+    fmt::print(stderr, "archpatch: error: {}\n", e.what());
+    return e.exit_code();
+  } catch (const std::exception& e) {
+    fmt::print(stderr, "archpatch: error: {}\n", e.what());
+    return archpatch::cli::kExitRefused;
+  }
+}
