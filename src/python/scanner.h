@@ -1,0 +1,23 @@
+// The Python arch-gate scanner: finds every place a Python file decides by GPU architecture
+// (JIT builder keyword lists, capability comparisons, predicates, arch strings) and evaluates each
+// for every arch, without running Python. See docs/python-gates.md for the shapes and JSON fields.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "arch/arch.h"
+#include "report/finding.h"
+#include "util/result.h"
+
+namespace archpatch::python {
+
+// All arch gates in one Python file, each with its verdict for every arch in `arches` (the
+// finding's verdict list follows the order of `arches`). Findings come sorted by position.
+// A file that is not valid Python (unterminated string, bad indentation, unbalanced brackets)
+// returns an Error with file:line:column; callers report it and go on with the next file.
+Result<std::vector<Finding>> ScanPython(const std::string& file, std::string_view contents,
+                                        const std::vector<arch::Arch>& arches);
+
+}  // namespace archpatch::python
