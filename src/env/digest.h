@@ -1,0 +1,18 @@
+// SHA-256 through OpenSSL's libcrypto (EVP), in the two spellings archpatch needs.
+#pragma once
+
+#include <filesystem>
+#include <string>
+#include <string_view>
+
+#include "util/result.h"
+
+namespace archpatch::env {
+
+std::string Sha256Hex(std::string_view bytes);        // 64 lowercase hex digits
+std::string Sha256UrlsafeB64(std::string_view bytes); // RECORD's form: urlsafe base64, no '='
+
+// The whole file's bytes; errors name the file and errno's text.
+Result<std::string> ReadFileBytes(const std::filesystem::path& path);
+
+}  // namespace archpatch::env

@@ -1,0 +1,38 @@
+// Loading rules: by id from the rule directories, or by path; strict schema (docs/rules.md).
+#pragma once
+
+#include <filesystem>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "rules/rule.h"
+#include "util/result.h"
+
+namespace archpatch::rules {
+
+// Parses one rule file's text. `file_name` is used for messages ("file:line:col: ...") and for the
+// id == file-name check. `known_caches` (may be empty: not checked) lists cache kinds from
+// rules/caches.yaml.
+Result<Rule> ParseRule(std::string_view yaml_text, const std::filesystem::path& file_name,
+                       const std::vector<std::string>& known_caches = {});
+
+// Reads and parses a rule file; checks caches against rules/caches.yaml beside it when present.
+Result<Rule> LoadRuleFile(const std::filesystem::path& path);
+
+// Where rules are looked up, in order: $ARCHPATCH_RULES_DIR (':'-separated), the rules/ folder
+// of the source tree or install next to the binary (<exe dir>/rules, <exe dir>/../rules,
+// <exe dir>/../share/archpatch/rules), then /usr/share/archpatch/rules. Only existing folders.
+std::vector<std::filesystem::path> RuleDirectories();
+
+// `id_or_path` ending in .yaml/.yml or containing '/' is a path; otherwise an id looked up as
+// <dir>/<id>.yaml in RuleDirectories() (first hit wins). Unknown ids get "did you mean".
+Result<Rule> LoadRule(std::string_view id_or_path);
+
+// Every *.yaml rule file directly in `dir` (caches.yaml excluded), sorted by id.
+std::vector<std::filesystem::path> RuleFilesIn(const std::filesystem::path& dir);
+
+// Cache kind names declared in `caches_yaml` (top-level keys or `caches:` entries' names).
+Result<std::vector<std::string>> CacheNames(const std::filesystem::path& caches_yaml);
+
+}  // namespace archpatch::rules
