@@ -1,0 +1,77 @@
+#include "cuda/macro_env.h"
+
+#include <cctype>
+
+#include <fmt/format.h>
+
+namespace archpatch::cuda {
+namespace {
+
+bool IsIdentifierStart(char c) { return std::isalpha(static_cast<unsigned char>(c)) || c == '_'; }
+bool IsIdentifierChar(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
+
+bool IsMacroName(std::string_view name) {
+  if (name.empty() || !IsIdentifierStart(name[0])) return false;
+  for (char c : name) {
+    if (!IsIdentifierChar(c)) return false;
+  }
+  return true;
+}
+
+// The driver defines a bare -DNAME as 1; nvcc's dry run lists FEAT macros that way.
+std::string DriverValue(const std::string& value) { return value.empty() ? "1" : value; }
+
+// -D/-U first, then `pass` (the macros of the pass itself), then unknown or undefined.
+MacroLookup Layered(std::map<std::string, std::string> pass, const MacroEnv& env) {
+  return [pass = std::move(pass), env](std::string_view name) -> MacroValue {
+    const std::string key(name);
+    if (auto it = env.defines.find(key); it != env.defines.end()) return MacroValue::Defined(it->second);
+    if (env.undefs.count(key)) return MacroValue::Undefined();
+    if (auto it = pass.find(key); it != pass.end()) return MacroValue::Defined(it->second);
+    return env.undef_unknown ? MacroValue::Undefined() : MacroValue::Unknown();
+  };
+}
+
+std::map<std::string, std::string> MacroMap(const std::vector<arch::Macro>& macros, bool arch_macros) {
+  std::map<std::string, std::string> out;
+  for (const arch::Macro& m : macros) {
+    const bool is_arch = m.name.rfind("__CUDA_ARCH", 0) == 0;
+    if (is_arch && !arch_macros) continue;
+    out[m.name] = DriverValue(m.value);
+  }
+  return out;
+}
+
+}  // namespace
+
+Status AddMacroFlag(MacroEnv& env, std::string_view flag_value, bool define) {
+  const size_t eq = flag_value.find('=');
+  const std::string name(flag_value.substr(0, eq));
+  if (!IsMacroName(name)) {
+    return Error{fmt::format("'{}' is not a macro name", name), {}};
+  }
+  if (!define && eq != std::string_view::npos) {
+    return Error{fmt::format("-U takes a macro name without a value, not '{}'", flag_value), {}};
+  }
+  env.defines.erase(name);
+  env.undefs.erase(name);
+  if (define) {
+    env.defines[name] = eq == std::string_view::npos ? "1" : std::string(flag_value.substr(eq + 1));
+  } else {
+    env.undefs.insert(name);
+  }
+  return Ok{};
+}
+
+MacroLookup ArchLookup(const arch::Arch& arch, const MacroEnv& env) {
+  return Layered(MacroMap(arch::DeviceMacros(arch), true), env);
+}
+
+MacroLookup HostLookup(const MacroEnv& env) {
+  // Any arch gives the same compiler-version macros; the arch ones are left out.
+  return Layered(MacroMap(arch::DeviceMacros(arch::AllArches().front()), false), env);
+}
+
+MacroLookup EnvLookup(const MacroEnv& env) { return Layered({}, env); }
+
+}  // namespace archpatch::cuda

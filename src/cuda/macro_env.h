@@ -1,0 +1,54 @@
+// MacroEnv: what the user fixed about macros (-D NAME[=VAL], -U NAME, --undef-unknown), and
+// MacroLookup: how the condition evaluator learns a macro's state for one preprocessing pass.
+#pragma once
+
+#include <functional>
+#include <map>
+#include <set>
+#include <string>
+#include <string_view>
+
+#include "arch/arch.h"
+#include "util/result.h"
+
+namespace archpatch::cuda {
+
+// A macro's state in one pass. kUnknown: archpatch cannot know it (an unlisted project macro);
+// the evaluator then yields Tri::kUnknown wherever the value matters.
+struct MacroValue {
+  enum class State { kUndefined, kDefined, kUnknown };
+  State state = State::kUnknown;
+  std::string replacement;  // object-like replacement text when kDefined ("1" for a bare -DNAME)
+
+  static MacroValue Undefined() { return {State::kUndefined, ""}; }
+  static MacroValue Unknown() { return {State::kUnknown, ""}; }
+  static MacroValue Defined(std::string replacement) { return {State::kDefined, std::move(replacement)}; }
+};
+
+using MacroLookup = std::function<MacroValue(std::string_view name)>;
+
+// The -D/-U/--undef-unknown options, as unifdef and the compiler read them.
+struct MacroEnv {
+  std::map<std::string, std::string> defines;  // -D NAME[=VAL]; a bare -D NAME stores "1"
+  std::set<std::string> undefs;                // -U NAME
+  bool undef_unknown = false;                  // every macro not listed is undefined
+};
+
+// Parses the value of one -D ("NAME", "NAME=VAL", "NAME=") or -U ("NAME") option into `env`.
+// A later flag for the same name replaces an earlier one, as on a compiler command line.
+// Errors say what is wrong with the name ("'1X' is not a macro name").
+Status AddMacroFlag(MacroEnv& env, std::string_view flag_value, bool define);
+
+// The macros of one device pass for `arch` (arch::DeviceMacros), overridden by `env`; every other
+// macro is unknown, or undefined with env.undef_unknown. A macro nvcc passes bare (-DNAME) reads
+// as "1", as the compiler driver defines it.
+MacroLookup ArchLookup(const arch::Arch& arch, const MacroEnv& env);
+
+// A host pass of nvcc (no __CUDA_ARCH* macro defined, compiler-version macros defined) under
+// `env`. Audit verdicts are per device pass; this is for callers that want the host view.
+MacroLookup HostLookup(const MacroEnv& env);
+
+// `env` alone: -D/-U macros, every other one unknown (or undefined with undef_unknown).
+MacroLookup EnvLookup(const MacroEnv& env);
+
+}  // namespace archpatch::cuda
