@@ -47,6 +47,7 @@ class SpecifierSet {
   std::string str() const;
 
  private:
+  bool Admits(const Version& version, std::string_view raw, bool allow_prereleases) const;
   std::vector<Specifier> specifiers_;
 };
 

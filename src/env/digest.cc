@@ -1,0 +1,60 @@
+#include "env/digest.h"
+
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+
+#include <fmt/format.h>
+#include <openssl/evp.h>
+
+namespace archpatch::env {
+namespace {
+
+std::string Sha256Raw(std::string_view bytes) {
+  unsigned char digest[EVP_MAX_MD_SIZE];
+  unsigned int length = 0;
+  if (EVP_Digest(bytes.data(), bytes.size(), digest, &length, EVP_sha256(), nullptr) != 1) {
+    throw Fatal("OpenSSL could not compute a SHA-256 digest");
+  }
+  return std::string(reinterpret_cast<const char*>(digest), length);
+}
+
+}  // namespace
+
+std::string Sha256Hex(std::string_view bytes) {
+  std::string out;
+  for (unsigned char c : Sha256Raw(bytes)) out += fmt::format("{:02x}", c);
+  return out;
+}
+
+std::string Sha256UrlsafeB64(std::string_view bytes) {
+  static constexpr char kAlphabet[] =
+      "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+  const std::string raw = Sha256Raw(bytes);
+  std::string out;
+  size_t i = 0;
+  for (; i + 2 < raw.size(); i += 3) {
+    const unsigned v = (unsigned char)raw[i] << 16 | (unsigned char)raw[i + 1] << 8 |
+                       (unsigned char)raw[i + 2];
+    for (int shift : {18, 12, 6, 0}) out += kAlphabet[(v >> shift) & 63];
+  }
+  if (i < raw.size()) {  // 32 bytes: two left over, three characters, no padding
+    unsigned v = (unsigned char)raw[i] << 16;
+    if (i + 1 < raw.size()) v |= (unsigned char)raw[i + 1] << 8;
+    const size_t chars = raw.size() - i + 1;
+    for (size_t k = 0; k < chars; ++k) out += kAlphabet[(v >> (18 - 6 * k)) & 63];
+  }
+  return out;
+}
+
+Result<std::string> ReadFileBytes(const std::filesystem::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return Error{fmt::format("cannot read '{}': {}", path.string(), std::strerror(errno)), {}};
+  std::ostringstream bytes;
+  bytes << in.rdbuf();
+  if (in.bad()) return Error{fmt::format("cannot read '{}'", path.string()), {}};
+  return bytes.str();
+}
+
+}  // namespace archpatch::env
