@@ -21,13 +21,16 @@ bool IsMacroName(std::string_view name) {
 // The driver defines a bare -DNAME as 1; nvcc's dry run lists FEAT macros that way.
 std::string DriverValue(const std::string& value) { return value.empty() ? "1" : value; }
 
-// -D/-U first, then `pass` (the macros of the pass itself), then unknown or undefined.
-MacroLookup Layered(std::map<std::string, std::string> pass, const MacroEnv& env) {
-  return [pass = std::move(pass), env](std::string_view name) -> MacroValue {
+// -D/-U first, then `pass` (the macros of the pass itself), then unknown or undefined. In a
+// known pass (`complete_arch`), an __CUDA_ARCH* name the pass lacks is undefined: nvcc defines
+// exactly the table's macros.
+MacroLookup Layered(std::map<std::string, std::string> pass, const MacroEnv& env, bool complete_arch) {
+  return [pass = std::move(pass), env, complete_arch](std::string_view name) -> MacroValue {
     const std::string key(name);
     if (auto it = env.defines.find(key); it != env.defines.end()) return MacroValue::Defined(it->second);
     if (env.undefs.count(key)) return MacroValue::Undefined();
     if (auto it = pass.find(key); it != pass.end()) return MacroValue::Defined(it->second);
+    if (complete_arch && name.substr(0, 11) == "__CUDA_ARCH") return MacroValue::Undefined();
     return env.undef_unknown ? MacroValue::Undefined() : MacroValue::Unknown();
   };
 }
@@ -64,14 +67,14 @@ Status AddMacroFlag(MacroEnv& env, std::string_view flag_value, bool define) {
 }
 
 MacroLookup ArchLookup(const arch::Arch& arch, const MacroEnv& env) {
-  return Layered(MacroMap(arch::DeviceMacros(arch), true), env);
+  return Layered(MacroMap(arch::DeviceMacros(arch), true), env, true);
 }
 
 MacroLookup HostLookup(const MacroEnv& env) {
   // Any arch gives the same compiler-version macros; the arch ones are left out.
-  return Layered(MacroMap(arch::DeviceMacros(arch::AllArches().front()), false), env);
+  return Layered(MacroMap(arch::DeviceMacros(arch::AllArches().front()), false), env, true);
 }
 
-MacroLookup EnvLookup(const MacroEnv& env) { return Layered({}, env); }
+MacroLookup EnvLookup(const MacroEnv& env) { return Layered({}, env, false); }
 
 }  // namespace archpatch::cuda

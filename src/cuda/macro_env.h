@@ -40,7 +40,8 @@ struct MacroEnv {
 Status AddMacroFlag(MacroEnv& env, std::string_view flag_value, bool define);
 
 // The macros of one device pass for `arch` (arch::DeviceMacros), overridden by `env`; every other
-// macro is unknown, or undefined with env.undef_unknown. A macro nvcc passes bare (-DNAME) reads
+// macro is unknown, or undefined with env.undef_unknown; an __CUDA_ARCH* macro the pass does not
+// define is undefined (nvcc defines exactly the table's). A macro nvcc passes bare (-DNAME) reads
 // as "1", as the compiler driver defines it.
 MacroLookup ArchLookup(const arch::Arch& arch, const MacroEnv& env);
 
