@@ -166,4 +166,18 @@ bool SassRunsOn(const Arch& image, const Arch& device) {
   return false;
 }
 
+// CUDA C++ Programming Guide, "PTX Compatibility" (1.3.4 in the 13.x guide) and "Feature
+// Availability" (5.1.2): PTX for compute_XY is JIT-compiled by the driver for any GPU of compute
+// capability X.Y or higher, across majors; compute_XYa PTX (arch-specific features) only for
+// exactly X.Y; compute_XYf PTX (family-specific features) for the family: same major, equal or
+// higher minor (compute_100f on 10.0 and 10.3, compute_120f on 12.0 and 12.1).
+bool PtxJitsOn(const Arch& ptx, const Arch& device) {
+  switch (ptx.variant) {
+    case Variant::kArchSpecific: return ptx.major == device.major && ptx.minor == device.minor;
+    case Variant::kFamily: return ptx.major == device.major && device.minor >= ptx.minor;
+    case Variant::kPlain: return device.number() >= ptx.number();
+  }
+  return false;
+}
+
 }  // namespace archpatch::arch

@@ -54,6 +54,11 @@ std::vector<Macro> DeviceMacros(const Arch& arch);
 // Whether SASS built for `image` runs on the GPU `device` (CUDA's binary compatibility rules).
 bool SassRunsOn(const Arch& image, const Arch& device);
 
+// Whether PTX built for `ptx` (compute_XY[a|f]) can be JIT-compiled for the GPU `device`:
+// plain PTX on any arch of equal or higher number; `a` PTX only on that exact chip; `f` PTX on
+// the chips of its family (CUDA's PTX compatibility rules; see arch.cc).
+bool PtxJitsOn(const Arch& ptx, const Arch& device);
+
 // Whether the arch is known to exist as real silicon a user can name with --arch.
 bool IsKnown(const Arch& arch);
 

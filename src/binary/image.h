@@ -1,0 +1,50 @@
+// The data model of the binary stage: the kernel images one file carries.
+// A SASS image is machine code for one exact arch (sm_90a); a PTX image is virtual code
+// (compute_90a) the driver can JIT-compile for a newer GPU.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "arch/arch.h"
+
+namespace archpatch::binary {
+
+enum class ImageKind { kSass, kPtx };
+
+// How a fatbin entry's payload is stored (nvcc -Xfatbin=-compress-all, --compress-mode).
+enum class Compression { kNone, kLz4, kZstd };
+
+struct Image {
+  ImageKind kind = ImageKind::kSass;
+  arch::Arch arch;            // the sm (SASS) or compute (PTX) target, a/f variant included
+  std::string ptx_version;    // PTX ISA version ("9.0"), PTX images only
+  Compression compression = Compression::kNone;
+  // True for relocatable objects (nvcc -rdc fatbins in __nv_relfatbin, ET_REL cubins): input
+  // to a later device link, never loaded by the runtime, so they give no coverage.
+  bool relocatable = false;
+  std::string where;          // where it was found: ".nv_fatbin", "__nv_relfatbin", "cubin", ...
+
+  // "sm_90a" for SASS, "compute_90a" for PTX.
+  std::string name() const { return kind == ImageKind::kSass ? arch.name() : arch.compute_name(); }
+};
+
+// What kind of file the images came from.
+enum class FileFormat { kElf, kCubin, kFatbin, kPtx };
+
+std::string_view FileFormatName(FileFormat format);
+
+struct BinaryFile {
+  std::string path;
+  FileFormat format = FileFormat::kElf;
+  std::vector<Image> images;  // in file order, duplicates kept (one per fatbin entry)
+  uint64_t file_size = 0;
+  uint64_t bytes_read = 0;    // what the reader actually read: headers plus fatbin bytes
+  std::vector<std::string> warnings;  // entries skipped as malformed, and why
+
+  // Unique image names of one kind, sorted by arch table order ("sm_80", "sm_90a").
+  std::vector<std::string> Names(ImageKind kind, bool include_relocatable = true) const;
+};
+
+}  // namespace archpatch::binary

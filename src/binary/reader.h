@@ -1,0 +1,35 @@
+// Reads the kernel images of one file: an ELF shared object or executable (the fatbins in
+// .nv_fatbin and __nv_relfatbin, and any a .nvFatBinSegment wrapper points at elsewhere), a
+// standalone .cubin, a .fatbin or a .ptx file. Only what is needed is touched: the ELF and
+// section headers, then the fatbin bytes (the file is mapped, so the rest is never read).
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <string>
+
+#include "binary/image.h"
+#include "util/result.h"
+
+namespace archpatch::binary {
+
+struct ReadOptions {
+  // Decompress an entry's payload when its header does not say a/f (entries from toolkits
+  // before CUDA 13 mark sm_90a only inside the image). Costs a decompression per such entry.
+  bool inspect_payloads = true;
+};
+
+// Whether the first bytes of a file (at least 64) can be a CUDA binary of a kind this reader
+// knows: ELF, fatbin magic, or PTX text.
+bool MayHoldKernels(std::span<const uint8_t> head);
+
+// Reads a file from disk. Errors name the file; a file that is not a CUDA binary at all (an
+// ELF with no fatbin is fine: it just has no images) is an Error.
+Result<BinaryFile> ReadBinaryFile(const std::string& path, const ReadOptions& options = {});
+
+// The same on bytes in memory (tests, the fuzzer). `bytes` may be modified by libelf's
+// in-place conversions, hence non-const.
+Result<BinaryFile> ReadBinaryBytes(std::span<uint8_t> bytes, const std::string& path,
+                                   const ReadOptions& options = {});
+
+}  // namespace archpatch::binary
