@@ -137,8 +137,10 @@ std::vector<Macro> DeviceMacros(const Arch& arch) {
     macros.push_back({"__CUDA_ARCH_SPECIFIC__", value});
     macros.push_back({fmt::format("__CUDA_ARCH_FEAT_SM{}_ALL", arch.number()), ""});
   }
-  // The compiler identity of nvcc 13.0, defined in every pass.
+  // The compiler identity of nvcc 13.0, defined in every pass, and CUDA_DOUBLE_MATH_FUNCTIONS,
+  // which nvcc adds to device passes only.
   const Macro compiler[] = {
+      {"CUDA_DOUBLE_MATH_FUNCTIONS", ""},
       {"__CUDACC__", ""},
       {"__NVCC__", ""},
       {"__CUDACC_VER_MAJOR__", "13"},

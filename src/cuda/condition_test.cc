@@ -107,7 +107,8 @@ TEST(ConditionTest, ObjectLikeMacrosExpandLikeCpp) {
   EXPECT_EQ(Eval("EMPTY", "sm_120", {"EMPTY="}), U);  // cpp: #if with no expression
   EXPECT_EQ(Eval("SELF == 0", "sm_120", {"SELF=SELF"}), T);  // painted blue, reads as 0
   EXPECT_EQ(Eval("__CUDA_ARCH_FEAT_SM120_ALL", "sm_120a"), T);  // nvcc passes it bare: 1
-  EXPECT_EQ(Eval("__CUDACC_VER_MAJOR__ >= 12 && CUDART_VERSION >= 12080", "sm_120", {}, true), F);
+  EXPECT_EQ(Eval("__CUDACC_VER_MAJOR__ >= 12 && CUDART_VERSION >= 12080", "sm_120", {}, true), T);
+  EXPECT_EQ(Eval("CUDA_VERSION >= 12080", "sm_120", {}, true), F);  // cuda.h is not included
 }
 
 TEST(ConditionTest, ArchMacrosPerPass) {

@@ -35,8 +35,16 @@ MacroLookup Layered(std::map<std::string, std::string> pass, const MacroEnv& env
   };
 }
 
+// Defined in every nvcc 13.0 pass beside the -D flags: by the forced `-include cuda_runtime.h`
+// (CUDART_VERSION) and by the host compiler in nvcc's default C++17 mode (__cplusplus). Gates
+// test both; CUDA_VERSION (cuda.h) is not included and stays unknown/undefined.
+constexpr std::pair<const char*, const char*> kNvccImplicitMacros[] = {
+    {"CUDART_VERSION", "13000"},
+    {"__cplusplus", "201703L"},
+};
+
 std::map<std::string, std::string> MacroMap(const std::vector<arch::Macro>& macros, bool arch_macros) {
-  std::map<std::string, std::string> out;
+  std::map<std::string, std::string> out(std::begin(kNvccImplicitMacros), std::end(kNvccImplicitMacros));
   for (const arch::Macro& m : macros) {
     const bool is_arch = m.name.rfind("__CUDA_ARCH", 0) == 0;
     if (is_arch && !arch_macros) continue;

@@ -39,7 +39,8 @@ struct MacroEnv {
 // Errors say what is wrong with the name ("'1X' is not a macro name").
 Status AddMacroFlag(MacroEnv& env, std::string_view flag_value, bool define);
 
-// The macros of one device pass for `arch` (arch::DeviceMacros), overridden by `env`; every other
+// The macros of one device pass for `arch` (arch::DeviceMacros, plus CUDART_VERSION and
+// __cplusplus, which nvcc's forced include and host compiler define), overridden by `env`; every other
 // macro is unknown, or undefined with env.undef_unknown; an __CUDA_ARCH* macro the pass does not
 // define is undefined (nvcc defines exactly the table's). A macro nvcc passes bare (-DNAME) reads
 // as "1", as the compiler driver defines it.
