@@ -1,0 +1,175 @@
+// Per-arch verdicts of directive branches (directives.h): own condition, effective condition
+// through #elif/#else negation and nesting, and macros the file itself #defines or #undefs.
+#include <map>
+#include <optional>
+
+#include <fmt/format.h>
+
+#include "cuda/condition.h"
+#include "cuda/directives.h"
+
+namespace archpatch::cuda {
+namespace {
+
+// The expression a branch tests: #ifdef X is defined(X), #ifndef X is !defined(X).
+std::string ExpressionOf(const DirectiveBranch& b) {
+  switch (b.kind) {
+    case DirectiveKind::kIfdef:
+    case DirectiveKind::kElifdef: return fmt::format("defined({})", b.condition);
+    case DirectiveKind::kIfndef:
+    case DirectiveKind::kElifndef: return fmt::format("!defined({})", b.condition);
+    case DirectiveKind::kElse: return "1";
+    default: return b.condition;
+  }
+}
+
+// `#ifndef X` + `#define X` as the first thing inside, alone at file level: an include guard,
+// taken on the first (and only interesting) inclusion.
+bool IsIncludeGuard(const DirectiveScan& scan, int index) {
+  const DirectiveBranch& b = scan.branches[index];
+  if (b.kind != DirectiveKind::kIfndef || b.parent != -1) return false;
+  if (index + 1 < static_cast<int>(scan.branches.size()) && scan.branches[index + 1].previous == index) {
+    return false;  // has an #else or #elif
+  }
+  for (const MacroDirective& m : scan.macros) {
+    if (m.offset < b.block.begin) continue;
+    if (m.offset >= b.block.end) return false;
+    bool branch_between = index + 1 < static_cast<int>(scan.branches.size()) &&
+                          scan.branches[index + 1].directive_span.begin < m.offset;
+    return m.define && m.name == b.condition && !branch_between;
+  }
+  return false;
+}
+
+struct ParsedBranches {
+  std::vector<std::optional<Condition>> conditions;  // nullopt: malformed
+  std::vector<bool> guards;
+};
+
+ParsedBranches ParseAll(const DirectiveScan& scan, const std::string& file, BranchVerdicts& out) {
+  ParsedBranches parsed;
+  for (size_t i = 0; i < scan.branches.size(); ++i) {
+    const DirectiveBranch& b = scan.branches[i];
+    parsed.guards.push_back(IsIncludeGuard(scan, static_cast<int>(i)));
+    Result<Condition> c = ParseCondition(ExpressionOf(b));
+    if (c) {
+      parsed.conditions.push_back(std::move(*c));
+      continue;
+    }
+    parsed.conditions.push_back(std::nullopt);
+    const int shift = b.kind == DirectiveKind::kIfndef || b.kind == DirectiveKind::kElifndef ? 9
+                      : b.kind == DirectiveKind::kIfdef || b.kind == DirectiveKind::kElifdef ? 8 : 0;
+    int column = b.condition_column + std::max(0, c.error().where.column - 1 - shift);
+    out.malformed.push_back(Error{fmt::format("malformed condition '{}': {}", b.condition, c.error().message),
+                                  Location{file, b.condition_line, column}});
+    out.malformed_branches.push_back(static_cast<int>(i));
+  }
+  return parsed;
+}
+
+// Walks branches and #define/#undef in file order for one arch.
+class ArchPass {
+ public:
+  ArchPass(const DirectiveScan& scan, const ParsedBranches& parsed, MacroLookup base, size_t arch,
+           BranchVerdicts& out)
+      : scan_(scan), parsed_(parsed), base_(std::move(base)), arch_(arch), out_(out) {}
+
+  void Run() {
+    size_t m = 0;
+    for (size_t b = 0; b < scan_.branches.size(); ++b) {
+      for (; m < scan_.macros.size() && scan_.macros[m].offset < scan_.branches[b].directive_span.begin; ++m) {
+        Apply(scan_.macros[m]);
+      }
+      Evaluate(static_cast<int>(b));
+    }
+  }
+
+ private:
+  MacroValue Lookup(std::string_view name) const {
+    auto it = overrides_.find(std::string(name));
+    return it != overrides_.end() ? it->second : base_(name);
+  }
+
+  void Apply(const MacroDirective& m) {
+    Tri taken = m.branch < 0 ? Tri::kTrue : out_.effective[m.branch][arch_];
+    if (taken == Tri::kFalse) return;
+    MacroValue now = m.define ? MacroValue::Defined(m.replacement) : MacroValue::Undefined();
+    MacroValue before = Lookup(m.name);
+    bool same = before.state == now.state && before.replacement == now.replacement;
+    overrides_[m.name] = taken == Tri::kTrue || same ? now : MacroValue::Unknown();
+  }
+
+  void Evaluate(int index) {
+    const DirectiveBranch& b = scan_.branches[index];
+    Tri own = Tri::kUnknown;
+    if (parsed_.guards[index]) {
+      own = Tri::kTrue;
+    } else if (parsed_.conditions[index]) {
+      own = cuda::Evaluate(*parsed_.conditions[index], [this](std::string_view n) { return Lookup(n); });
+    }
+    Tri effective = own;
+    for (int p = b.previous; p >= 0; p = scan_.branches[p].previous) {
+      effective = TriAnd(effective, TriNot(out_.own[p][arch_]));
+    }
+    if (b.parent >= 0) effective = TriAnd(effective, out_.effective[b.parent][arch_]);
+    out_.own[index][arch_] = own;
+    out_.effective[index][arch_] = effective;
+  }
+
+  const DirectiveScan& scan_;
+  const ParsedBranches& parsed_;
+  MacroLookup base_;
+  size_t arch_;
+  BranchVerdicts& out_;
+  std::map<std::string, MacroValue> overrides_;
+};
+
+bool Uniform(const std::vector<Tri>& values) {
+  for (Tri v : values) {
+    if (v != values.front()) return false;
+  }
+  return true;
+}
+
+std::string Parenthesised(const DirectiveBranch& b) { return "(" + ExpressionOf(b) + ")"; }
+
+}  // namespace
+
+BranchVerdicts EvaluateBranches(const DirectiveScan& scan, const std::vector<arch::Arch>& arches,
+                                const MacroEnv& env, const std::string& file) {
+  BranchVerdicts out;
+  const size_t n = scan.branches.size();
+  out.own.assign(n, std::vector<Tri>(arches.size(), Tri::kUnknown));
+  out.effective = out.own;
+  ParsedBranches parsed = ParseAll(scan, file, out);
+  for (size_t a = 0; a < arches.size(); ++a) {
+    ArchPass(scan, parsed, ArchLookup(arches[a], env), a, out).Run();
+  }
+  out.arch_dependent.assign(n, false);
+  for (size_t b = 0; b < n; ++b) {
+    bool mentions = parsed.conditions[b] && MentionsArchMacro(*parsed.conditions[b]);
+    out.arch_dependent[b] = !parsed.guards[b] && (mentions || (!arches.empty() && !Uniform(out.own[b])));
+  }
+  return out;
+}
+
+std::string EffectiveConditionText(const DirectiveScan& scan, int index) {
+  std::vector<std::string> terms;
+  const DirectiveBranch& b = scan.branches[index];
+  if (b.kind != DirectiveKind::kElse) terms.push_back(Parenthesised(b));
+  for (int p = b.previous; p >= 0; p = scan.branches[p].previous) {
+    terms.push_back("!" + Parenthesised(scan.branches[p]));
+  }
+  for (int up = b.parent; up >= 0; up = scan.branches[up].parent) {
+    const DirectiveBranch& u = scan.branches[up];
+    if (u.kind != DirectiveKind::kElse) terms.push_back(Parenthesised(u));
+    for (int p = u.previous; p >= 0; p = scan.branches[p].previous) {
+      terms.push_back("!" + Parenthesised(scan.branches[p]));
+    }
+  }
+  std::string text;
+  for (const std::string& t : terms) text += (text.empty() ? "" : " && ") + t;
+  return text.empty() ? "1" : text;
+}
+
+}  // namespace archpatch::cuda

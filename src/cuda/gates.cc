@@ -1,0 +1,122 @@
+#include "cuda/gates.h"
+
+#include "cuda/directives.h"
+#include "cuda/functions.h"
+#include "cuda/nv_target.h"
+#include "cuda/runtime_gates.h"
+#include "cuda/tokens.h"
+
+namespace archpatch::cuda {
+namespace {
+
+std::vector<ArchVerdict> Verdicts(const std::vector<arch::Arch>& arches, const std::vector<Tri>& values) {
+  std::vector<ArchVerdict> out;
+  for (size_t a = 0; a < arches.size(); ++a) out.push_back({arches[a].name(), values[a]});
+  return out;
+}
+
+// Kleene OR of the earlier branches' own verdicts: whether the chain already took a branch.
+std::vector<Tri> EarlierTaken(const DirectiveScan& scan, const BranchVerdicts& v, int index) {
+  std::vector<Tri> taken(v.own[index].size(), Tri::kFalse);
+  for (int p = scan.branches[index].previous; p >= 0; p = scan.branches[p].previous) {
+    for (size_t a = 0; a < taken.size(); ++a) taken[a] = TriOr(taken[a], v.own[p][a]);
+  }
+  return taken;
+}
+
+// A branch is a gate when its own condition depends on the arch, or (#elif/#else) an earlier
+// branch's does: then which branch is taken depends on the arch.
+bool IsGate(const DirectiveScan& scan, const BranchVerdicts& v, int index) {
+  for (int b = index; b >= 0; b = scan.branches[b].previous) {
+    if (v.arch_dependent[b]) return true;
+  }
+  return false;
+}
+
+nlohmann::ordered_json BlockJson(const DirectiveBranch& b, const std::vector<KernelDecl>& kernels) {
+  nlohmann::ordered_json names = nlohmann::ordered_json::array();
+  for (const KernelDecl& k : kernels) {
+    if (k.offset >= b.block.begin && k.offset < b.block.end) names.push_back(k.name);
+  }
+  return {{"first_line", b.first_line},
+          {"last_line", b.last_line},
+          {"lines", std::max(0, b.last_line - b.first_line + 1)},
+          {"begin", b.block.begin},
+          {"end", b.block.end},
+          {"kernels", names}};
+}
+
+Finding BranchFinding(const std::string& file, const DirectiveScan& scan, const BranchVerdicts& v,
+                      int index, const std::vector<arch::Arch>& arches, const std::vector<KernelDecl>& kernels,
+                      const std::vector<FunctionBody>& bodies) {
+  const DirectiveBranch& b = scan.branches[index];
+  Finding f;
+  f.file = file;
+  f.line = b.condition_line;
+  f.column = b.condition_column;
+  f.kind = "cuda-gate";
+  f.text = b.kind == DirectiveKind::kElse ? "else" : b.condition;
+  f.span = b.kind == DirectiveKind::kElse ? ByteSpan{b.condition_span.begin - 4, b.condition_span.end}
+                                          : b.condition_span;
+  f.verdict = Verdicts(arches, v.effective[index]);
+  f.scope = EnclosingFunction(bodies, b.directive_span.begin);
+  f.details["form"] = "directive";
+  f.details["directive"] = DirectiveName(b.kind);
+  f.details["directive_line"] = b.line;
+  f.details["effective"] = EffectiveConditionText(scan, index);
+  f.details["block"] = BlockJson(b, kernels);
+  if (b.previous >= 0) f.details["earlier_verdict"] = VerdictJson(arches, EarlierTaken(scan, v, index));
+  if (b.parent >= 0) {
+    f.details["enclosing_line"] = scan.branches[b.parent].condition_line;
+    f.details["enclosing_verdict"] = VerdictJson(arches, v.effective[b.parent]);
+  }
+  return f;
+}
+
+void AddDirectiveGates(const std::string& file, std::string_view contents, const std::vector<Token>& tokens,
+                       const std::vector<arch::Arch>& arches, const MacroEnv& env, CudaGates& out) {
+  DirectiveScan scan = ReadDirectives(tokens, contents, file);
+  BranchVerdicts v = EvaluateBranches(scan, arches, env, file);
+  out.warnings.insert(out.warnings.end(), scan.problems.begin(), scan.problems.end());
+  out.warnings.insert(out.warnings.end(), v.malformed.begin(), v.malformed.end());
+  std::vector<KernelDecl> kernels = FindKernels(tokens, contents);
+  std::vector<FunctionBody> bodies = FindFunctionBodies(tokens, contents);
+  for (size_t i = 0; i < scan.branches.size(); ++i) {
+    if (!IsGate(scan, v, static_cast<int>(i))) continue;
+    out.findings.push_back(BranchFinding(file, scan, v, static_cast<int>(i), arches, kernels, bodies));
+  }
+}
+
+}  // namespace
+
+nlohmann::ordered_json VerdictJson(const std::vector<arch::Arch>& arches, const std::vector<Tri>& values) {
+  nlohmann::ordered_json j = nlohmann::ordered_json::object();
+  for (size_t a = 0; a < arches.size() && a < values.size(); ++a) j[arches[a].name()] = TriName(values[a]);
+  return j;
+}
+
+Result<CudaGates> ScanCudaGates(const std::string& file, std::string_view contents,
+                                const std::vector<arch::Arch>& arches, const MacroEnv& env, GateKinds kinds) {
+  CudaGates out;
+  if (kinds.directives || kinds.nv_target) {
+    Result<std::vector<Token>> tokens = ThreadLexer().Tokenize(file, contents);
+    if (!tokens) return tokens.error();
+    if (kinds.directives) AddDirectiveGates(file, contents, *tokens, arches, env, out);
+    if (kinds.nv_target) {
+      std::vector<Finding> nv = FindNvTargetGates(file, contents, *tokens, arches, env);
+      out.findings.insert(out.findings.end(), nv.begin(), nv.end());
+    }
+  }
+  if (kinds.runtime) {
+    Result<std::vector<Finding>> runtime = FindRuntimeGates(file, contents, arches);
+    if (runtime) {
+      out.findings.insert(out.findings.end(), runtime->begin(), runtime->end());
+    } else {
+      out.warnings.push_back(runtime.error());
+    }
+  }
+  SortFindings(out.findings);
+  return out;
+}
+
+}  // namespace archpatch::cuda

@@ -1,0 +1,36 @@
+// All arch gates of one CUDA/C++ file as Findings: #if chains (details.form = "directive"),
+// <nv/target> macros (details.form = "nv-target") and runtime capability checks in host code
+// (kind "cpp-runtime-gate"). src/scan calls this; it knows nothing of trees or target arches.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "arch/arch.h"
+#include "cuda/macro_env.h"
+#include "report/finding.h"
+#include "util/result.h"
+
+namespace archpatch::cuda {
+
+// Which analyses to run; the byte prefilter (src/scan/prefilter.h) turns off what cannot match.
+struct GateKinds {
+  bool directives = true;  // #if chains
+  bool nv_target = true;   // NV_IF_TARGET, NV_IF_ELSE_TARGET, NV_DISPATCH_TARGET
+  bool runtime = true;     // cpp-runtime-gate (needs a full libclang parse: the costly one)
+};
+
+struct CudaGates {
+  std::vector<Finding> findings;  // sorted by position
+  std::vector<Error> warnings;    // malformed conditions, unbalanced directives
+};
+
+Result<CudaGates> ScanCudaGates(const std::string& file, std::string_view contents,
+                                const std::vector<arch::Arch>& arches, const MacroEnv& env,
+                                GateKinds kinds = {});
+
+// Verdicts as a JSON map {"sm_75": "false", ...} in `arches` order.
+nlohmann::ordered_json VerdictJson(const std::vector<arch::Arch>& arches, const std::vector<Tri>& values);
+
+}  // namespace archpatch::cuda

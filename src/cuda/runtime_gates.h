@@ -1,0 +1,26 @@
+// Runtime gates in host C++: checks that compare a GPU capability (major, minor, sm, sm_version,
+// mSM, arch, cc, compute_capability, getSMVersion(), ...) with integer literals or constants and
+// refuse or skip: arguments of check macros (TORCH_CHECK, FLASHINFER_CHECK, TVM_FFI_ICHECK_EQ,
+// ...) and `if (cond) return false; / return; / throw ...; / continue;`. Found with libclang's AST
+// (a full parse of the file alone, headers not resolved; unknown macros still yield their call
+// arguments through clang's error recovery). See docs/audit.md for the evaluation rule.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "arch/arch.h"
+#include "report/finding.h"
+#include "util/result.h"
+
+namespace archpatch::cuda {
+
+// Findings of kind "cpp-runtime-gate"; verdict true = the check lets that arch through.
+Result<std::vector<Finding>> FindRuntimeGates(const std::string& file, std::string_view contents,
+                                              const std::vector<arch::Arch>& arches);
+
+// Whether `name` reads as a GPU capability variable or getter (the AST side of the prefilter).
+bool IsCapabilityName(std::string_view name);
+
+}  // namespace archpatch::cuda
