@@ -1,0 +1,144 @@
+// Finding rule files: by path, or by id in the rule directories (docs/rules.md, "Where rules are
+// looked up").
+#include "rules/loader.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <set>
+
+#include <fmt/format.h>
+#include <spdlog/spdlog.h>
+#include <yaml-cpp/yaml.h>
+
+#include "env/digest.h"
+#include "rules/yaml_schema.h"
+
+namespace archpatch::rules {
+namespace fs = std::filesystem;
+namespace {
+
+// YAML files in a rules folder that are not rules: the cache kinds and the feature table.
+const std::set<std::string> kNotRules = {"caches.yaml", "features.yaml"};
+
+fs::path ExecutableDir() {
+  std::error_code ec;
+  fs::path exe = fs::read_symlink("/proc/self/exe", ec);
+  return ec ? fs::path() : exe.parent_path();
+}
+
+void AddIfFolder(std::vector<fs::path>& dirs, const fs::path& dir) {
+  std::error_code ec;
+  if (dir.empty() || !fs::is_directory(dir, ec)) return;
+  fs::path canonical = fs::canonical(dir, ec);
+  if (ec) return;
+  if (std::find(dirs.begin(), dirs.end(), canonical) == dirs.end()) dirs.push_back(canonical);
+}
+
+bool LooksLikePath(std::string_view text) {
+  return text.find('/') != std::string_view::npos || text.ends_with(".yaml") || text.ends_with(".yml");
+}
+
+// The caches rules in `dir` may name, from dir/caches.yaml (empty: the file is absent, no check).
+std::vector<std::string> KnownCachesBeside(const fs::path& rule_file) {
+  const fs::path caches = rule_file.parent_path() / "caches.yaml";
+  std::error_code ec;
+  if (!fs::exists(caches, ec)) return {};
+  Result<std::vector<std::string>> names = CacheNames(caches);
+  if (!names) {
+    spdlog::warn("{}; cache names are not checked", names.error().str());
+    return {};
+  }
+  return *names;
+}
+
+}  // namespace
+
+Result<Rule> LoadRuleFile(const fs::path& path) {
+  Result<std::string> text = env::ReadFileBytes(path);
+  if (!text) return text.error();
+  return ParseRule(*text, path, KnownCachesBeside(path));
+}
+
+std::vector<fs::path> RuleDirectories() {
+  std::vector<fs::path> dirs;
+  if (const char* env = std::getenv("ARCHPATCH_RULES_DIR")) {
+    std::string_view list = env;
+    size_t start = 0;
+    while (start <= list.size()) {
+      size_t colon = list.find(':', start);
+      if (colon == std::string_view::npos) colon = list.size();
+      AddIfFolder(dirs, std::string(list.substr(start, colon - start)));
+      start = colon + 1;
+    }
+  }
+  const fs::path exe_dir = ExecutableDir();
+  if (!exe_dir.empty()) {
+    AddIfFolder(dirs, exe_dir / "rules");
+    AddIfFolder(dirs, exe_dir / ".." / "share" / "archpatch" / "rules");
+  }
+  AddIfFolder(dirs, ARCHPATCH_SOURCE_RULES_DIR);
+  AddIfFolder(dirs, ARCHPATCH_INSTALL_RULES_DIR);
+  AddIfFolder(dirs, "/usr/share/archpatch/rules");
+  return dirs;
+}
+
+std::vector<fs::path> RuleFilesIn(const fs::path& dir) {
+  std::vector<fs::path> files;
+  std::error_code ec;
+  for (const fs::directory_entry& entry : fs::directory_iterator(dir, ec)) {
+    const std::string name = entry.path().filename().string();
+    const std::string ext = entry.path().extension().string();
+    if ((ext == ".yaml" || ext == ".yml") && !kNotRules.count(name) && entry.is_regular_file()) {
+      files.push_back(entry.path());
+    }
+  }
+  std::sort(files.begin(), files.end(),
+            [](const fs::path& a, const fs::path& b) { return a.stem() < b.stem(); });
+  return files;
+}
+
+Result<Rule> LoadRule(std::string_view id_or_path) {
+  if (LooksLikePath(id_or_path)) return LoadRuleFile(std::string(id_or_path));
+  const std::vector<fs::path> dirs = RuleDirectories();
+  std::vector<std::string> known;
+  for (const fs::path& dir : dirs) {
+    for (const fs::path& file : RuleFilesIn(dir)) {
+      if (file.stem() == id_or_path) return LoadRuleFile(file);
+      known.push_back(file.stem().string());
+    }
+  }
+  std::vector<std::string_view> candidates(known.begin(), known.end());
+  const std::string guess = ClosestName(id_or_path, candidates);
+  if (dirs.empty()) {
+    return Error{fmt::format("no rule '{}': no rules folder found (set ARCHPATCH_RULES_DIR)", id_or_path), {}};
+  }
+  std::vector<std::string> dir_names;
+  for (const fs::path& d : dirs) dir_names.push_back(d.string());
+  return Error{guess.empty() ? fmt::format("no rule '{}' in {}", id_or_path, fmt::join(dir_names, ", "))
+                             : fmt::format("no rule '{}', did you mean '{}'?", id_or_path, guess),
+               {}};
+}
+
+Result<std::vector<std::string>> CacheNames(const fs::path& caches_yaml) {
+  Result<std::string> text = env::ReadFileBytes(caches_yaml);
+  if (!text) return text.error();
+  YamlReader reader(caches_yaml.string());
+  YAML::Node root;
+  try {
+    root = YAML::Load(*text);
+  } catch (const YAML::Exception& e) {
+    return Error{e.msg, Location{caches_yaml.string(), e.mark.line + 1, e.mark.column + 1}};
+  }
+  // The format belongs to src/store/caches.h: `caches:` and a list of kinds, each with a name.
+  const YAML::Node list = root.IsMap() ? root["caches"] : YAML::Node();
+  if (!list.IsSequence()) return reader.ErrorAt(root, "expected 'caches:' and a list of cache kinds");
+  std::vector<std::string> names;
+  for (const YAML::Node& kind : list) {
+    if (kind.IsMap() && kind["name"] && kind["name"].IsScalar()) names.push_back(kind["name"].Scalar());
+  }
+  return names;
+}
+
+}  // namespace archpatch::rules

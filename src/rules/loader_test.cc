@@ -1,0 +1,84 @@
+#include "rules/loader.h"
+
+#include <cstdlib>
+#include <fstream>
+
+#include <gtest/gtest.h>
+
+namespace archpatch::rules {
+namespace {
+namespace fs = std::filesystem;
+
+class RulesFolder : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    std::string tmpl = (fs::temp_directory_path() / "archpatch_rules_XXXXXX").string();
+    dir_ = mkdtemp(tmpl.data());
+    Write("caches.yaml", "caches:\n  - name: flashinfer\n    root: x\n  - name: triton\n    root: y\n");
+    Write("features.yaml", "features: []\n");
+    Write("demo-sm12x.yaml", RuleText("demo-sm12x", "flashinfer"));
+    Write("other-rule.yaml", RuleText("other-rule", "nocache"));
+    setenv("ARCHPATCH_RULES_DIR", dir_.c_str(), 1);
+  }
+  void TearDown() override {
+    unsetenv("ARCHPATCH_RULES_DIR");
+    fs::remove_all(dir_);
+  }
+  static std::string RuleText(const std::string& id, const std::string& cache) {
+    return "id: " + id + "\nsummary: s\ndistribution: demo\ntargets: [sm_120]\ncaches: [" + cache +
+           "]\nedits:\n  - file: demo/a.py\n    replace: {old: a, new: b}\n";
+  }
+  void Write(const std::string& name, const std::string& text) { std::ofstream(dir_ / name) << text; }
+  fs::path dir_;
+};
+
+TEST_F(RulesFolder, EnvironmentFolderComesFirst) {
+  std::vector<fs::path> dirs = RuleDirectories();
+  ASSERT_FALSE(dirs.empty());
+  EXPECT_EQ(dirs.front(), fs::canonical(dir_));
+}
+
+TEST_F(RulesFolder, ListsRuleFilesButNotCachesOrFeatures) {
+  std::vector<fs::path> files = RuleFilesIn(dir_);
+  ASSERT_EQ(files.size(), 2u);
+  EXPECT_EQ(files[0].filename(), "demo-sm12x.yaml");
+  EXPECT_EQ(files[1].filename(), "other-rule.yaml");
+}
+
+TEST_F(RulesFolder, LoadsByIdAndChecksCachesBeside) {
+  Result<Rule> rule = LoadRule("demo-sm12x");
+  ASSERT_TRUE(rule) << rule.error().str();
+  EXPECT_EQ(rule->caches, std::vector<std::string>{"flashinfer"});
+  Result<Rule> bad = LoadRule("other-rule");
+  ASSERT_FALSE(bad);
+  EXPECT_NE(bad.error().str().find("other-rule.yaml:5:10: unknown cache 'nocache' (rules/caches.yaml "
+                                   "declares: flashinfer, triton)"),
+            std::string::npos)
+      << bad.error().str();
+}
+
+TEST_F(RulesFolder, UnknownIdSuggestsTheClosest) {
+  Result<Rule> rule = LoadRule("demo-sm21x");
+  ASSERT_FALSE(rule);
+  EXPECT_EQ(rule.error().str(), "no rule 'demo-sm21x', did you mean 'demo-sm12x'?");
+}
+
+TEST_F(RulesFolder, LoadsByPath) {
+  Result<Rule> rule = LoadRule((dir_ / "demo-sm12x.yaml").string());
+  ASSERT_TRUE(rule) << rule.error().str();
+  EXPECT_EQ(rule->path, dir_ / "demo-sm12x.yaml");
+  Result<Rule> missing = LoadRule("nowhere/x.yaml");
+  ASSERT_FALSE(missing);
+  EXPECT_EQ(missing.error().str(), "cannot read 'nowhere/x.yaml': No such file or directory");
+}
+
+TEST(ShippedRules, EveryRuleInTheSourceTreeParses) {
+  const fs::path dir = fs::path(ARCHPATCH_SOURCE_DIR) / "rules";
+  for (const fs::path& file : RuleFilesIn(dir)) {
+    Result<Rule> rule = LoadRuleFile(file);
+    EXPECT_TRUE(rule) << rule.error().str();
+  }
+}
+
+}  // namespace
+}  // namespace archpatch::rules

@@ -1,0 +1,22 @@
+#include "rules/rule.h"
+
+namespace archpatch::rules {
+
+std::string_view Edit::KindName() const {
+  if (std::holds_alternative<CudaGate>(action)) return "cuda-gate";
+  if (std::holds_alternative<PythonGate>(action)) return "python-gate";
+  return "replace";
+}
+
+std::string_view StrategyName(Strategy s) {
+  switch (s) {
+    case Strategy::kDropBound: return "drop-bound";
+    case Strategy::kRaiseBound: return "raise-bound";
+    case Strategy::kOrTarget: return "or-target";
+  }
+  return "drop-bound";
+}
+
+std::string_view AddFormName(AddForm a) { return a == AddForm::kMajor ? "major" : "capability"; }
+
+}  // namespace archpatch::rules

@@ -1,0 +1,136 @@
+#include "rules/yaml_schema.h"
+
+#include <algorithm>
+#include <cctype>
+#include <set>
+
+#include <fmt/format.h>
+
+namespace archpatch::rules {
+namespace {
+
+size_t EditDistance(std::string_view a, std::string_view b) {
+  std::vector<size_t> row(b.size() + 1);
+  for (size_t j = 0; j <= b.size(); ++j) row[j] = j;
+  for (size_t i = 1; i <= a.size(); ++i) {
+    size_t diagonal = row[0];
+    row[0] = i;
+    for (size_t j = 1; j <= b.size(); ++j) {
+      size_t above = row[j];
+      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] != b[j - 1])});
+      diagonal = above;
+    }
+  }
+  return row[b.size()];
+}
+
+// "python_gate" and "Python-Gate" are near misses of "python-gate" whatever their distance.
+std::string Fold(std::string_view s) {
+  std::string out;
+  for (char c : s) out += c == '_' ? '-' : static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return out;
+}
+
+}  // namespace
+
+std::string ClosestName(std::string_view name, const std::vector<std::string_view>& candidates) {
+  std::string best;
+  size_t best_distance = std::max<size_t>(3, name.size() / 3);
+  for (std::string_view c : candidates) {
+    // A prefix ("drop" for "drop-bound") is a near miss too.
+    const bool prefix = name.size() >= 3 && Fold(c).starts_with(Fold(name));
+    size_t d = Fold(name) == Fold(c) ? 0 : prefix ? 1 : EditDistance(name, c);
+    if (d < best_distance) best = std::string(c), best_distance = d;
+  }
+  return best;
+}
+
+std::string_view NodeTypeName(const YAML::Node& node) {
+  switch (node.Type()) {
+    case YAML::NodeType::Scalar: return "a scalar";
+    case YAML::NodeType::Sequence: return "a list";
+    case YAML::NodeType::Map: return "a map";
+    default: return "nothing";
+  }
+}
+
+Location YamlReader::At(const YAML::Node& node) const {
+  const YAML::Mark mark = node.Mark();
+  if (mark.is_null()) return Location{file_, 0, 0};
+  return Location{file_, mark.line + 1, mark.column + 1};
+}
+
+Error YamlReader::ErrorAt(const YAML::Node& node, std::string message) const {
+  return Error{std::move(message), At(node)};
+}
+
+Status YamlReader::CheckKeys(const YAML::Node& map, std::string_view what,
+                             const std::vector<std::string_view>& allowed,
+                             const std::vector<std::string_view>& required) const {
+  if (!map.IsMap()) {
+    return ErrorAt(map, fmt::format("{} must be a map of keys, found {}", what, NodeTypeName(map)));
+  }
+  std::set<std::string> seen;
+  for (const auto& item : map) {
+    const std::string key = item.first.Scalar();
+    if (!seen.insert(key).second) {
+      return ErrorAt(item.first, fmt::format("duplicate key '{}' in {}", key, what));
+    }
+    if (std::find(allowed.begin(), allowed.end(), key) != allowed.end()) continue;
+    const std::string guess = ClosestName(key, allowed);
+    return ErrorAt(item.first, guess.empty()
+                                   ? fmt::format("unknown key '{}' in {} (known: {})", key, what,
+                                                 fmt::join(allowed, ", "))
+                                   : fmt::format("unknown key '{}' in {}, did you mean '{}'?", key,
+                                                 what, guess));
+  }
+  for (std::string_view key : required) {
+    if (!seen.count(std::string(key))) {
+      return ErrorAt(map, fmt::format("{} is missing the required key '{}'", what, key));
+    }
+  }
+  return Ok{};
+}
+
+Result<std::optional<std::string>> YamlReader::String(const YAML::Node& map, const char* key) const {
+  const YAML::Node node = map[key];
+  if (!node) return std::optional<std::string>();
+  if (!node.IsScalar()) {
+    return ErrorAt(node, fmt::format("'{}' must be a string, found {}", key, NodeTypeName(node)));
+  }
+  return std::optional<std::string>(node.Scalar());
+}
+
+Result<std::optional<std::vector<std::string>>> YamlReader::StringList(const YAML::Node& map,
+                                                                       const char* key) const {
+  const YAML::Node node = map[key];
+  if (!node) return std::optional<std::vector<std::string>>();
+  if (!node.IsSequence()) {
+    return ErrorAt(node, fmt::format("'{}' must be a list ([a, b]), found {}", key, NodeTypeName(node)));
+  }
+  std::vector<std::string> items;
+  for (const YAML::Node& item : node) {
+    if (!item.IsScalar()) {
+      return ErrorAt(item, fmt::format("'{}' entries must be strings, found {}", key, NodeTypeName(item)));
+    }
+    items.push_back(item.Scalar());
+  }
+  return std::optional<std::vector<std::string>>(std::move(items));
+}
+
+Result<std::optional<long>> YamlReader::Integer(const YAML::Node& map, const char* key) const {
+  const YAML::Node node = map[key];
+  if (!node) return std::optional<long>();
+  const std::string text = node.IsScalar() ? node.Scalar() : "";
+  const bool digits = !text.empty() &&
+                      std::all_of(text.begin() + (text[0] == '-'), text.end(),
+                                  [](char c) { return std::isdigit(static_cast<unsigned char>(c)); }) &&
+                      text != "-" && text.size() < 10;
+  if (!digits) {
+    return ErrorAt(node, fmt::format("'{}' must be a whole number, found {}", key,
+                                     node.IsScalar() ? "'" + text + "'" : std::string(NodeTypeName(node))));
+  }
+  return std::optional<long>(std::stol(text));
+}
+
+}  // namespace archpatch::rules
