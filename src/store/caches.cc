@@ -1,0 +1,281 @@
+#include "store/caches.h"
+
+#include <cstdlib>
+#include <set>
+#include <sstream>
+
+#include <fmt/format.h>
+#include <yaml-cpp/yaml.h>
+
+namespace archpatch::store {
+namespace {
+
+constexpr int kMaxModuleDepth = 8;  // flashinfer: <root>/<version>/<arch>/cached_ops/<module>
+
+Error At(const YAML::Node& node, const std::string& file, const std::string& what) {
+  const YAML::Mark& m = node.Mark();
+  return Error{what, Location{file, m.line + 1, m.column + 1}};
+}
+
+Result<CacheKind> ParseKind(const YAML::Node& node, const std::string& file) {
+  if (!node.IsMap()) return At(node, file, "a cache kind must be a mapping");
+  CacheKind kind;
+  for (const auto& item : node) {
+    std::string key = item.first.as<std::string>();
+    const YAML::Node& value = item.second;
+    if (key == "ninja") {
+      if (!value.IsScalar() || (value.Scalar() != "true" && value.Scalar() != "false")) {
+        return At(value, file, "'ninja' must be true or false");
+      }
+      kind.ninja = value.Scalar() == "true";
+    } else if (key == "used_by") {
+      if (!value.IsSequence()) return At(value, file, "'used_by' must be a list of distributions");
+      for (const auto& d : value) kind.used_by.push_back(d.as<std::string>());
+    } else if (key == "name" || key == "description" || key == "root") {
+      if (!value.IsScalar()) return At(value, file, fmt::format("'{}' must be a string", key));
+      (key == "name" ? kind.name : key == "root" ? kind.root : kind.description) = value.Scalar();
+    } else {
+      return At(item.first, file,
+                fmt::format("unknown key '{}' (expected name, description, root, ninja, used_by)", key));
+    }
+  }
+  if (kind.name.empty()) return At(node, file, "a cache kind needs a 'name'");
+  if (kind.root.empty()) return At(node, file, fmt::format("cache '{}' needs a 'root'", kind.name));
+  return kind;
+}
+
+bool Ancestor(const fs::path& a, const fs::path& b) {  // a is b or contains it
+  auto ai = a.begin(), bi = b.begin();
+  for (; ai != a.end(); ++ai, ++bi) {
+    if (ai->empty()) continue;  // trailing separator
+    if (bi == b.end() || *ai != *bi) return false;
+  }
+  return true;
+}
+
+struct Tally {
+  uint64_t files = 0;
+  uint64_t bytes = 0;
+};
+
+// Removes what is under `dir` (and `dir` too when `remove_self`), never following a symlink.
+Status RemoveTree(Disk& disk, const fs::path& dir, bool remove_self, Tally& tally, DryRun dry) {
+  Result<std::vector<std::string>> names = disk.List(dir);
+  if (!names) return names.error();
+  for (const std::string& name : *names) {
+    fs::path path = dir / name;
+    FileInfo info = disk.Stat(path);
+    if (info.kind == FileKind::dir) {
+      if (Status s = RemoveTree(disk, path, true, tally, dry); !s) return s;
+      continue;
+    }
+    ++tally.files;
+    tally.bytes += info.size;
+    if (dry == DryRun::no) {
+      if (Status s = disk.Remove(path); !s) return s;
+    }
+  }
+  if (remove_self && dry == DryRun::no) return disk.RemoveDir(dir);
+  return Ok{};
+}
+
+std::string ReadOrEmpty(Disk& disk, const fs::path& path) {
+  Result<std::string> bytes = disk.Read(path);
+  return bytes ? *bytes : std::string();
+}
+
+void FindModules(Disk& disk, const fs::path& dir, int depth, std::vector<fs::path>& out) {
+  if (disk.Stat(dir / "build.ninja").kind == FileKind::file) {
+    out.push_back(dir);
+    return;
+  }
+  if (depth == 0) return;
+  Result<std::vector<std::string>> names = disk.List(dir);
+  if (!names) return;
+  for (const std::string& name : *names) {
+    if (disk.Stat(dir / name).kind == FileKind::dir) FindModules(disk, dir / name, depth - 1, out);
+  }
+}
+
+// The include folders a build.ninja passes with -I / -isystem.
+std::vector<std::string> IncludeDirs(const std::string& build_ninja) {
+  std::vector<std::string> dirs;
+  std::istringstream words(build_ninja);
+  std::string word;
+  bool next_is_dir = false;
+  while (words >> word) {
+    if (next_is_dir) {
+      dirs.push_back(word);
+      next_is_dir = false;
+    } else if (word == "-isystem" || word == "-I") {
+      next_is_dir = true;
+    } else if (word.starts_with("-I") || word.starts_with("-isystem")) {
+      dirs.push_back(word.substr(word.starts_with("-I") ? 2 : 8));
+    }
+  }
+  return dirs;
+}
+
+// Whether the module was built from one of `changed`: its path appears in build.ninja or a
+// depfile; without any depfile (never built through ninja's deps log), a changed file under one
+// of its include folders counts too.
+bool ModuleUses(Disk& disk, const fs::path& module, const std::vector<fs::path>& changed) {
+  std::string build = ReadOrEmpty(disk, module / "build.ninja");
+  std::string deps;
+  Result<std::vector<std::string>> names = disk.List(module);
+  for (const std::string& name : names ? *names : std::vector<std::string>{}) {
+    if (name == ".ninja_deps" || name.ends_with(".d")) deps += ReadOrEmpty(disk, module / name);
+  }
+  for (const fs::path& file : changed) {
+    std::string path = file.lexically_normal().string();
+    if (build.find(path) != std::string::npos || deps.find(path) != std::string::npos) return true;
+    if (!deps.empty()) continue;
+    for (const std::string& dir : IncludeDirs(build)) {
+      if (Ancestor(fs::path(dir).lexically_normal(), file.lexically_normal())) return true;
+    }
+  }
+  return false;
+}
+
+}  // namespace
+
+Result<std::vector<CacheKind>> ParseCacheKinds(const std::string& yaml_text, const std::string& file) {
+  YAML::Node doc;
+  try {
+    doc = YAML::Load(yaml_text);
+  } catch (const YAML::Exception& e) {
+    return Error{e.msg, Location{file, e.mark.line + 1, e.mark.column + 1}};
+  }
+  if (!doc.IsMap() || !doc["caches"] || !doc["caches"].IsSequence()) {
+    return Error{"expected a mapping with a 'caches' list", Location{file, 1, 1}};
+  }
+  for (const auto& item : doc) {
+    if (item.first.as<std::string>() != "caches") {
+      return At(item.first, file, fmt::format("unknown key '{}'", item.first.as<std::string>()));
+    }
+  }
+  std::vector<CacheKind> kinds;
+  std::set<std::string> names;
+  for (const YAML::Node& node : doc["caches"]) {
+    Result<CacheKind> kind = ParseKind(node, file);
+    if (!kind) return kind.error();
+    if (!names.insert(kind->name).second) {
+      return At(node, file, fmt::format("cache '{}' is declared twice", kind->name));
+    }
+    kinds.push_back(std::move(*kind));
+  }
+  return kinds;
+}
+
+Result<std::vector<CacheKind>> LoadCacheKinds(const fs::path& yaml_file) {
+  RealDisk disk;
+  Result<std::string> text = disk.Read(yaml_file);
+  if (!text) return text.error();
+  return ParseCacheKinds(*text, yaml_file.string());
+}
+
+const CacheKind* FindCacheKind(const std::vector<CacheKind>& kinds, const std::string& name) {
+  for (const CacheKind& k : kinds) {
+    if (k.name == name) return &k;
+  }
+  return nullptr;
+}
+
+EnvLookup ProcessEnv() {
+  return [](const std::string& name) -> std::optional<std::string> {
+    const char* value = std::getenv(name.c_str());
+    if (!value || !*value) return std::nullopt;
+    return std::string(value);
+  };
+}
+
+Result<fs::path> ExpandRoot(const std::string& text, const EnvLookup& env) {
+  std::string out;
+  size_t i = 0;
+  if (text.starts_with("~")) {
+    std::optional<std::string> home = env("HOME");
+    if (!home) return Error{fmt::format("cache root '{}' needs $HOME, which is not set", text), {}};
+    out = *home;
+    i = 1;
+  }
+  while (i < text.size()) {
+    if (text[i] != '$') {
+      out += text[i++];
+      continue;
+    }
+    std::string name, fallback;
+    bool has_fallback = false;
+    if (i + 1 < text.size() && text[i + 1] == '{') {
+      size_t depth = 1, j = i + 2;
+      for (; j < text.size() && depth > 0; ++j) depth += text[j] == '{' ? 1 : text[j] == '}' ? -1 : 0;
+      if (depth) return Error{fmt::format("cache root '{}': unclosed '${{'", text), {}};
+      std::string inner = text.substr(i + 2, j - i - 3);
+      size_t dash = inner.find(":-");
+      name = inner.substr(0, dash);
+      if (dash != std::string::npos) fallback = inner.substr(dash + 2), has_fallback = true;
+      i = j;
+    } else {
+      size_t j = i + 1;
+      while (j < text.size() && (std::isalnum(static_cast<unsigned char>(text[j])) || text[j] == '_')) ++j;
+      name = text.substr(i + 1, j - i - 1);
+      i = j;
+    }
+    if (std::optional<std::string> value = env(name)) {
+      out += *value;
+    } else if (has_fallback) {
+      Result<fs::path> expanded = ExpandRoot(fallback, env);
+      if (!expanded) return expanded.error();
+      out += expanded->string();
+    } else {
+      return Error{fmt::format("cache root '{}' needs ${}, which is not set", text, name), {}};
+    }
+  }
+  return fs::path(out).lexically_normal();
+}
+
+Status CheckCacheRoot(const fs::path& root, const EnvLookup& env) {
+  fs::path normal = root.lexically_normal();
+  if (!normal.is_absolute()) return Error{fmt::format("cache root '{}' is not absolute", root.string()), {}};
+  if (normal == normal.root_path()) return Error{"refusing to clear '/'", {}};
+  if (std::optional<std::string> home = env("HOME")) {
+    fs::path h = fs::path(*home).lexically_normal();
+    if (Ancestor(normal, h)) {
+      return Error{fmt::format("refusing to clear '{}': it is the home folder or contains it", root.string()), {}};
+    }
+  }
+  return Ok{};
+}
+
+Result<ClearReport> ClearCache(Disk& disk, const CacheKind& kind, const fs::path& root,
+                               const std::vector<fs::path>& changed, DryRun dry) {
+  ClearReport report{kind.name, root, false, false, {}, 0, 0};
+  FileInfo info = disk.Stat(root);
+  if (info.kind == FileKind::missing) return report;
+  if (info.kind != FileKind::dir) {
+    return Error{fmt::format("cache root '{}' is not a folder (a symlink root is not followed)", root.string()), {}};
+  }
+  report.exists = true;
+  Tally tally;
+  if (kind.ninja && !changed.empty()) {
+    std::vector<fs::path> modules;
+    FindModules(disk, root, kMaxModuleDepth, modules);
+    for (const fs::path& module : modules) {
+      if (!ModuleUses(disk, module, changed)) continue;
+      if (Status s = RemoveTree(disk, module, true, tally, dry); !s) return s.error();
+      report.modules.push_back(module);
+    }
+  } else {
+    report.whole = true;
+    if (Status s = RemoveTree(disk, root, false, tally, dry); !s) return s.error();
+  }
+  report.files = tally.files;
+  report.bytes = tally.bytes;
+  return report;
+}
+
+ClearReport MeasureCache(Disk& disk, const CacheKind& kind, const fs::path& root) {
+  Result<ClearReport> r = ClearCache(disk, kind, root, {}, DryRun::yes);
+  return r ? *r : ClearReport{kind.name, root, false, false, {}, 0, 0};
+}
+
+}  // namespace archpatch::store

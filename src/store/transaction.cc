@@ -1,0 +1,252 @@
+#include "store/transaction.h"
+
+#include <algorithm>
+#include <map>
+#include <set>
+
+#include <fmt/format.h>
+#include <spdlog/spdlog.h>
+
+#include "store/hash.h"
+#include "store/pycache.h"
+
+namespace archpatch::store {
+namespace {
+
+// Unwraps a Status inside a transaction: an I/O failure there is fatal (the journal lets the
+// next run roll back), so it becomes an exception rather than a half-handled value.
+void Must(const Status& s, std::string_view during) {
+  if (!s) throw Fatal(fmt::format("{} failed: {}; the next 'archpatch apply' or 'archpatch revert' "
+                                  "rolls back what was done",
+                                  during, s.error().message));
+}
+
+template <typename T>
+T Must(Result<T> r, std::string_view during) {
+  if (!r) Must(Status(r.error()), during);
+  return std::move(*r);
+}
+
+Error Refuse(const std::string& path, const std::string& why) {
+  return Error{why, Location{path, 0, 0}};
+}
+
+// Installers that hard-link package files from a shared store: writing in place there would
+// change every environment linked to it.
+bool SharesFiles(const std::string& installer) {
+  static const char* kLinkers[] = {"uv", "conda", "mamba", "micromamba", "pixi", "pnpm", "rye", "pdm"};
+  for (const char* name : kLinkers) {
+    if (installer == name) return true;
+  }
+  return false;
+}
+
+Status CheckRuleChanges(StateDir& state, const Manifest& manifest, const std::vector<RuleChange>& changes) {
+  std::map<std::string, std::string> expected_next;  // path -> hash the next rule must start from
+  for (const RuleChange& change : changes) {
+    if (manifest.Find(change.entry.rule)) {
+      return Error{fmt::format("rule '{}' is already applied", change.entry.rule), {}};
+    }
+    for (const FileChange& file : change.files) {
+      Status path_ok = CheckEditablePath(state, file.path);
+      if (!path_ok) return path_ok;
+      fs::path absolute = state.FilePath(file.path);
+      FileInfo info = state.disk().Stat(absolute);
+      FileInfo dir = state.disk().Stat(absolute.parent_path());
+      if (!info.writable_by_mode()) return Refuse(file.path, "file is read-only; nothing was changed");
+      if (!dir.writable_by_mode()) {
+        return Refuse(file.path, "its directory is read-only; nothing was changed");
+      }
+      auto chained = expected_next.find(file.path);
+      std::string current = chained != expected_next.end()
+                                ? chained->second
+                                : Sha256Hex(Must(state.disk().Read(absolute), "reading"));
+      if (current != file.original_sha256) {
+        return Refuse(file.path, fmt::format("file changed since the plan was made (SHA-256 '{}', plan "
+                                             "expects '{}'); nothing was changed",
+                                             current, file.original_sha256));
+      }
+      expected_next[file.path] = Sha256Hex(file.patched);
+    }
+  }
+  return Ok{};
+}
+
+// Restores `file` from its backup if it still holds `expect_sha256`; returns whether it did.
+bool RestoreIfStill(StateDir& state, const JournalFile& file, const TransactionOptions& options,
+                    std::vector<fs::path>& pyc_removed) {
+  fs::path absolute = state.FilePath(file.path);
+  Result<std::string> current = state.disk().Read(absolute);
+  if (!current || Sha256Hex(*current) != file.patched_sha256) return false;
+  std::string original = Must(state.ReadBackup(file.backup, file.original_sha256), "reading a backup");
+  Must(state.disk().Replace(absolute, original), fmt::format("restoring '{}'", file.path));
+  std::vector<fs::path> removed =
+      Must(RemoveCachedBytecode(state.disk(), absolute, options.pycache_prefix), "removing bytecode");
+  pyc_removed.insert(pyc_removed.end(), removed.begin(), removed.end());
+  return true;
+}
+
+void RemoveTempLeftovers(StateDir& state, const Journal& journal) {
+  for (const JournalFile& f : journal.files) {
+    fs::path temp = TempPathFor(state.FilePath(f.path));
+    if (state.disk().Stat(temp).exists()) Must(state.disk().Remove(temp), "removing a temporary file");
+  }
+}
+
+// Half-written backups, journal or manifest from a run that died before its journal existed.
+void RemoveStateTempLeftovers(StateDir& state) {
+  for (const fs::path& dir : {state.dir(), state.dir() / "backups"}) {
+    Result<std::vector<std::string>> names = state.disk().List(dir);
+    if (!names) continue;
+    for (const std::string& name : *names) {
+      if (IsTempName(name)) Must(state.disk().Remove(dir / name), "removing a temporary file");
+    }
+  }
+}
+
+}  // namespace
+
+Status CheckEditablePath(StateDir& state, const std::string& relative) {
+  fs::path p(relative);
+  if (relative.empty() || p.is_absolute()) {
+    return Refuse(relative, "path must be relative to site-packages; nothing was changed");
+  }
+  fs::path walked = state.site();
+  for (const fs::path& part : p) {
+    if (part == ".." || part == ".") {
+      return Refuse(relative, "path leaves site-packages ('..'); nothing was changed");
+    }
+    walked /= part;
+    FileInfo info = state.disk().Stat(walked);
+    if (info.kind == FileKind::symlink) {
+      return Refuse(relative, fmt::format("'{}' is a symlink; archpatch edits only regular files inside "
+                                          "site-packages; nothing was changed",
+                                          walked.string()));
+    }
+  }
+  FileInfo info = state.disk().Stat(walked);
+  if (info.kind == FileKind::missing) return Refuse(relative, "no such file; nothing was changed");
+  if (info.kind != FileKind::file) return Refuse(relative, "not a regular file; nothing was changed");
+  return Ok{};
+}
+
+Result<ApplyOutcome> ApplyChanges(StateDir& state, std::vector<RuleChange> changes,
+                                  const TransactionOptions& options) {
+  Result<Manifest> manifest = state.LoadManifest();
+  if (!manifest) return manifest.error();
+  Result<std::optional<Journal>> pending = state.LoadJournal();
+  if (!pending) return pending.error();
+  if (pending->has_value()) return Error{"a half-done transaction must be rolled back first", {}};
+  if (Status ok = CheckRuleChanges(state, *manifest, changes); !ok) return ok.error();
+
+  Must(state.Create(), "creating .archpatch");
+  Journal journal{"apply", NewTransactionId(), UtcNow(), {}, {}};
+  ApplyOutcome outcome;
+  // Step 1: backups, and the records that point at them. When two rules of one apply edit the
+  // same file, the second one's original is the first one's result.
+  std::map<std::string, std::string> bytes_before;
+  for (RuleChange& change : changes) {
+    journal.rules.push_back(change.entry.rule);
+    for (const FileChange& file : change.files) {
+      fs::path absolute = state.FilePath(file.path);
+      auto before = bytes_before.find(file.path);
+      if (before == bytes_before.end()) {
+        before = bytes_before.emplace(file.path, Must(state.disk().Read(absolute), "reading")).first;
+      }
+      FileRecord record{file.path, file.original_sha256, Sha256Hex(file.patched),
+                        Must(state.SaveBackup(before->second), "writing a backup"),
+                        state.disk().Stat(absolute).nlink, file.edits, file.blast_radius};
+      before->second = file.patched;
+      journal.files.push_back({record.path, record.original_sha256, record.patched_sha256, record.backup});
+      change.entry.files.push_back(std::move(record));
+    }
+  }
+  // Step 2: the journal.
+  Must(state.SaveJournal(journal), "writing the journal");
+  // Step 3: the files, one by one.
+  for (const RuleChange& change : changes) {
+    for (const FileChange& file : change.files) {
+      fs::path absolute = state.FilePath(file.path);
+      Must(state.disk().Replace(absolute, file.patched), fmt::format("writing '{}'", file.path));
+      std::vector<fs::path> removed =
+          Must(RemoveCachedBytecode(state.disk(), absolute, options.pycache_prefix), "removing bytecode");
+      outcome.pyc_removed.insert(outcome.pyc_removed.end(), removed.begin(), removed.end());
+    }
+  }
+  // Step 4: caches; step 5: the manifest commits the transaction.
+  for (RuleChange& change : changes) {
+    Entry& entry = change.entry;
+    entry.transaction = journal.transaction;
+    entry.applied_at = journal.started_at;
+    entry.archpatch_version = ArchpatchVersion();
+    std::vector<fs::path> changed;
+    for (const FileRecord& f : entry.files) changed.push_back(state.FilePath(f.path));
+    if (options.clear_caches) entry.caches_cleared = options.clear_caches(entry, changed);
+    for (const FileRecord& f : entry.files) {
+      if (f.links > 1) {
+        outcome.notes.push_back(fmt::format("'{}' had {} hard links; it was replaced by a new file, the "
+                                            "other links keep the original bytes",
+                                            f.path, f.links));
+      }
+    }
+    if (SharesFiles(entry.installer)) {
+      outcome.notes.push_back(fmt::format("'{}' was installed by '{}', which may share files between "
+                                          "environments; archpatch wrote new files instead of editing "
+                                          "shared ones",
+                                          entry.distribution, entry.installer));
+    }
+    manifest->entries.push_back(entry);
+    outcome.recorded.push_back(entry);
+  }
+  Must(state.SaveManifest(*manifest), "writing the manifest");
+  // Step 6.
+  Must(state.RemoveJournal(), "removing the journal");
+  return outcome;
+}
+
+Result<RecoveryOutcome> Recover(StateDir& state, const TransactionOptions& options) {
+  RecoveryOutcome outcome;
+  if (!state.Exists()) return outcome;
+  RemoveStateTempLeftovers(state);
+  Result<std::optional<Journal>> pending = state.LoadJournal();
+  if (!pending) return pending.error();
+  if (!pending->has_value()) return outcome;
+  const Journal& journal = **pending;
+  outcome.found = true;
+  outcome.operation = journal.operation;
+  outcome.transaction = journal.transaction;
+  outcome.started_at = journal.started_at;
+  outcome.rules = journal.rules;
+  Result<Manifest> manifest = state.LoadManifest();
+  if (!manifest) return manifest.error();
+  bool committed = std::any_of(manifest->entries.begin(), manifest->entries.end(),
+                               [&](const Entry& e) { return e.transaction == journal.transaction; });
+  RemoveTempLeftovers(state, journal);
+  if (journal.operation == "apply" && committed) {
+    outcome.committed = true;
+  } else {
+    // Undo an apply newest first; a revert journal is already in undo order.
+    std::vector<JournalFile> files = journal.files;
+    if (journal.operation == "apply") std::reverse(files.begin(), files.end());
+    std::vector<fs::path> pyc;
+    for (const JournalFile& f : files) {
+      bool restored = RestoreIfStill(state, f, options, pyc);
+      if (restored) {
+        outcome.restored.push_back(f.path);
+        continue;
+      }
+      Result<std::string> now = state.disk().Read(state.FilePath(f.path));
+      if (!now || Sha256Hex(*now) != f.original_sha256) outcome.left.push_back(f.path);
+    }
+    if (journal.operation == "revert") {
+      std::set<std::string> done(journal.rules.begin(), journal.rules.end());
+      std::erase_if(manifest->entries, [&](const Entry& e) { return done.count(e.rule) > 0; });
+      Must(state.SaveManifest(*manifest), "writing the manifest");
+    }
+  }
+  Must(state.RemoveJournal(), "removing the journal");
+  spdlog::info("recovered transaction {} ({})", journal.transaction, journal.operation);
+  return outcome;
+}
+
+}  // namespace archpatch::store

@@ -1,0 +1,116 @@
+// Transactions: apply and revert as all-or-nothing changes to an environment.
+//
+// Order of writes (each one a step a crash may interrupt):
+//   1. each original file's bytes -> .archpatch/backups/<sha256> (fsynced)
+//   2. .archpatch/journal.json: every file, its original and patched hash, its backup
+//   3. each file replaced atomically (temp file, fsync, rename, fsync dir), its stale pycs removed
+//   4. JIT caches cleared (through the caller's callback)
+//   5. manifest.json rewritten atomically: the transaction is committed
+//   6. journal.json removed
+// Recover() looks at a journal left behind: if the manifest already has the transaction (an
+// apply cut short after step 5), it only drops the journal; otherwise it puts back, from the
+// backups, every file whose hash is still the one the transaction wrote, then completes the
+// bookkeeping (an interrupted revert drops its entries). Running it twice is harmless.
+#pragma once
+
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "store/manifest.h"
+#include "store/state_dir.h"
+
+namespace archpatch::store {
+
+// One file's new bytes, as planned.
+struct FileChange {
+  std::string path;             // relative to site-packages
+  std::string original_sha256;  // what the plan was made against; refused if the file differs
+  std::string patched;          // the complete new bytes, exactly as written
+  std::vector<EditRecord> edits;
+  nlohmann::json blast_radius;
+};
+
+// One rule's change: `entry` carries the rule's identity (rule, rule_sha256, distribution,
+// version, installer, targets, caches); the transaction fills in files, time and id.
+struct RuleChange {
+  Entry entry;
+  std::vector<FileChange> files;
+};
+
+// Clears the caches an entry names for the files it changed (absolute paths), returns what it
+// freed. Called after the files are written and before the manifest commits.
+using CacheClearer =
+    std::function<std::vector<CacheRecord>(const Entry& entry, const std::vector<fs::path>& changed)>;
+
+struct TransactionOptions {
+  std::optional<fs::path> pycache_prefix;  // $PYTHONPYCACHEPREFIX
+  CacheClearer clear_caches;               // empty: caches are left alone (--no-clear-cache)
+};
+
+struct ApplyOutcome {
+  std::vector<Entry> recorded;
+  std::vector<std::string> notes;  // hard links broken, installers that share files
+  std::vector<fs::path> pyc_removed;
+};
+
+// Checks everything first (paths inside site-packages, no symlinks, regular writable files whose
+// hash is the planned original, rules not yet applied); refuses with nothing written if any check
+// fails. Then runs the steps above.
+Result<ApplyOutcome> ApplyChanges(StateDir& state, std::vector<RuleChange> changes,
+                                  const TransactionOptions& options);
+
+struct RecoveryOutcome {
+  bool found = false;  // a journal was there
+  std::string operation;
+  std::string transaction;
+  std::string started_at;
+  std::vector<std::string> rules;
+  bool committed = false;                   // the manifest already recorded it
+  std::vector<std::string> restored;        // files put back from backups
+  std::vector<std::string> left;            // files changed by someone else since; not touched
+};
+
+Result<RecoveryOutcome> Recover(StateDir& state, const TransactionOptions& options);
+
+// Which entries to revert.
+struct RevertRequest {
+  std::vector<std::string> rules;
+  std::vector<std::string> packages;  // normalised distribution names
+  bool all = false;
+  bool force = false;  // overwrite files changed since apply
+  // Whether the file's current bytes (sha256) are what the installed distribution's RECORD says:
+  // a package upgrade replaced them. Empty: never.
+  std::function<bool(const Entry&, const FileRecord&, const std::string& current_sha256)> matches_record;
+};
+
+enum class RevertVerdict { reverted, retired, refused };
+const char* Name(RevertVerdict v);
+
+struct RevertItem {
+  std::string rule;
+  std::string distribution;
+  RevertVerdict verdict = RevertVerdict::refused;
+  std::string reason;
+  std::vector<std::string> restored;
+  std::vector<CacheRecord> caches_cleared;
+};
+
+struct RevertOutcome {
+  std::vector<RevertItem> items;  // in the order they were undone (newest first)
+  std::vector<fs::path> pyc_removed;
+};
+
+// Errors: an unknown rule or package. Entries whose files changed are `refused` items (nothing
+// written for them) unless `force`.
+Result<RevertOutcome> RevertEntries(StateDir& state, const RevertRequest& request,
+                                    const TransactionOptions& options);
+
+// Refuses a path that is absolute, climbs with "..", or passes through a symlink under `state`'s
+// site-packages; accepts only a regular file.
+Status CheckEditablePath(StateDir& state, const std::string& relative);
+
+}  // namespace archpatch::store
