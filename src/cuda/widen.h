@@ -30,3 +30,11 @@ Result<std::string> WidenCondition(std::string_view text, WidenStrategy strategy
                                    const std::vector<arch::Arch>& targets, const MacroEnv& env);
 
 }  // namespace archpatch::cuda
+
+namespace archpatch::cuda {
+
+// The arches of the table (device passes under `env`) for which `after` is true but `before` is
+// not: the blast radius of an edit, for plans to show. Errors when either text does not parse.
+Result<std::vector<arch::Arch>> NewlyTrue(std::string_view before, std::string_view after, const MacroEnv& env);
+
+}  // namespace archpatch::cuda
