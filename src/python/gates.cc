@@ -1,0 +1,308 @@
+// The half of the recogniser that understands capability expressions: which names hold a major,
+// a minor or a (major, minor) capability (from the calls they were unpacked from), and the
+// comparisons of such expressions against literals.
+#include <algorithm>
+#include <cctype>
+
+#include "python/recognizer.h"
+
+namespace archpatch::python {
+namespace {
+
+constexpr std::string_view kKeywords[] = {
+    "and", "or", "not", "in", "is", "if", "else", "elif", "return", "lambda", "for", "while",
+    "None", "True", "False", "import", "from", "as", "def", "class", "with", "yield", "await",
+    "async", "assert", "del", "pass", "break", "continue", "raise", "global", "nonlocal", "try",
+    "except", "finally", "match", "case"};
+
+bool IsKeyword(std::string_view name) {
+  return std::find(std::begin(kKeywords), std::end(kKeywords), name) != std::end(kKeywords);
+}
+
+bool Contains(std::string_view text, std::string_view part) { return text.find(part) != text.npos; }
+
+// torch.cuda.get_device_capability, get_compute_capability, current_platform.get_device_capability
+bool IsCapabilityGetter(std::string_view name) {
+  const std::string lower = LowerText(name);
+  if (!Contains(lower, "capability")) return false;
+  return lower.rfind("has_", 0) != 0 && lower.rfind("is_", 0) != 0 && lower.rfind("set_", 0) != 0 &&
+         !Contains(lower, "supported");
+}
+
+// Names whose text says they hold a capability, a compute capability or an arch name.
+bool CapabilityHint(std::string_view lower) {
+  return Contains(lower, "capab") || lower == "cc" || lower.ends_with("_cc") || lower == "cap" ||
+         lower.ends_with("_cap") || Contains(lower, "arch") || Contains(lower, "sm_version") || lower == "sm";
+}
+bool ArchNameHint(std::string_view lower) {
+  return CapabilityHint(lower) || Contains(lower, "backend") || Contains(lower, "target") ||
+         Contains(lower, "gpu") || Contains(lower, "device") || lower.rfind("sm", 0) == 0;
+}
+
+bool IsInt(const Literal& l) { return l.kind == LiteralKind::kInt; }
+bool IsArchString(const Literal& l) { return l.kind == LiteralKind::kString && ParseArchName(l.text).has_value(); }
+
+std::optional<Operand> ChooseOperand(Provenance p, std::string_view last_name, std::string_view primary,
+                                     const Literal& lit, Compare op) {
+  const bool in = op == Compare::kIn || op == Compare::kNotIn;
+  const bool ints = in ? AllItems(lit, IsInt) : IsInt(lit);
+  const bool pairs = in ? AllItems(lit, IsPair) : IsPair(lit);
+  const bool strings = in ? AllItems(lit, IsArchString) : IsArchString(lit);
+  switch (p) {
+    case Provenance::kMajor: return ints ? std::optional(Operand::kMajor) : std::nullopt;
+    case Provenance::kMinor: return ints ? std::optional(Operand::kMinor) : std::nullopt;
+    case Provenance::kComputeCapability: return ints ? std::optional(Operand::kComputeCapability) : std::nullopt;
+    case Provenance::kCapability: return pairs ? std::optional(Operand::kCapability) : std::nullopt;
+    case Provenance::kProperties: return std::nullopt;
+    case Provenance::kNone: break;
+  }
+  const std::string name = LowerText(last_name);
+  const std::string whole = LowerText(primary);
+  if (Contains(whole, "version") && !Contains(whole, "sm_version")) return std::nullopt;  // torch.version.cuda
+  auto all_ints = [&](auto pred) {
+    if (!in) return pred(lit.number);
+    return std::all_of(lit.items.begin(), lit.items.end(),
+                       [&](const Literal& i) { return i.kind != LiteralKind::kInt || pred(i.number); });
+  };
+  if (CapabilityHint(name) && pairs) return Operand::kCapability;
+  if (CapabilityHint(name) && ints && all_ints([](long long n) { return n >= 30; })) {
+    return Operand::kComputeCapability;
+  }
+  if (Contains(name, "major") && CapabilityHint(name.substr(0, name.find("major"))) && ints) return Operand::kMajor;
+  if (ArchNameHint(name) && strings) return Operand::kArchName;
+  return std::nullopt;
+}
+
+}  // namespace
+
+std::string LowerText(std::string_view text) {
+  std::string out;
+  for (char c : text) out += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return out;
+}
+
+bool IsPair(const Literal& lit) {
+  return lit.kind == LiteralKind::kTuple && lit.items.size() == 2 && IsInt(lit.items[0]) && IsInt(lit.items[1]);
+}
+
+Tri Gate::EvaluateOn(const arch::Arch& target) const {
+  Tri any = Tri::kFalse;
+  for (const std::vector<Term>& group : any_of_all) {
+    Tri all = Tri::kTrue;
+    for (const Term& t : group) all = TriAnd(all, Evaluate(t.operand, t.op, t.literal, target));
+    any = TriOr(any, all);
+  }
+  return any;
+}
+
+Recognizer::Recognizer(const TokenStream& ts, const std::vector<LogicalLine>& lines)
+    : ts_(ts), lines_(lines), bindings_(ModuleBindings(ts, lines)) {}
+
+std::vector<Gate> Recognizer::Run() {
+  for (const LogicalLine& line : lines_) {
+    RecordProvenance(line);
+    if (line.docstring) continue;
+    FindComparisons(line);
+    FindCarriers(line);
+    FindCalls(line);
+  }
+  for (const LogicalLine& line : lines_) {
+    if (!line.docstring) FindArchStrings(line);
+  }
+  std::stable_sort(gates_.begin(), gates_.end(),
+                   [](const Gate& a, const Gate& b) { return a.first_token < b.first_token; });
+  return std::move(gates_);
+}
+
+Provenance Recognizer::Lookup(const std::vector<std::string>& scope, std::string_view name) const {
+  for (size_t n = scope.size() + 1; n-- > 0;) {
+    std::vector<std::string> outer(scope.begin(), scope.begin() + n);
+    std::string key = ScopeName(outer);
+    key += '\0';
+    key += name;
+    auto found = provenance_.find(key);
+    if (found != provenance_.end()) return found->second;
+  }
+  return Provenance::kNone;
+}
+
+Provenance Recognizer::ClassifyPrimary(const LogicalLine& line, size_t i, size_t j, std::string& last_name) const {
+  Provenance kind = Lookup(line.scope, ts_.Text(i));
+  last_name = std::string(ts_.Text(i));
+  bool to_int = false;
+  for (size_t k = i + 1; k < j;) {
+    if (ts_.Is(k, ".")) {
+      const std::string_view attr = ts_.Text(k + 1);
+      const bool hinted = kind == Provenance::kCapability || kind == Provenance::kProperties ||
+                          CapabilityHint(LowerText(last_name)) || Contains(LowerText(last_name), "prop");
+      to_int = attr == "to_int" && kind == Provenance::kCapability;
+      if ((attr == "major" || attr == "minor") && hinted) {
+        kind = attr == "major" ? Provenance::kMajor : Provenance::kMinor;
+      } else {
+        kind = Provenance::kNone;
+      }
+      last_name = std::string(attr);
+      k += 2;
+    } else if (ts_.Is(k, "(")) {
+      if (to_int) kind = Provenance::kComputeCapability;
+      else if (IsCapabilityGetter(last_name)) kind = Provenance::kCapability;
+      else if (last_name == "get_device_properties") kind = Provenance::kProperties;
+      else kind = Provenance::kNone;
+      to_int = false;
+      k = ts_.match[k] + 1;
+    } else {  // a subscript
+      const bool index = ts_.match[k] == k + 2 && (ts_.Text(k + 1) == "0" || ts_.Text(k + 1) == "1");
+      const bool capability = kind == Provenance::kCapability ||
+                              (kind == Provenance::kNone && k == i + 1 && CapabilityHint(LowerText(last_name)));
+      kind = index && capability ? (ts_.Text(k + 1) == "0" ? Provenance::kMajor : Provenance::kMinor)
+                                 : Provenance::kNone;
+      k = ts_.match[k] + 1;
+    }
+  }
+  return kind;
+}
+
+// `major, minor = torch.cuda.get_device_capability()`, `cap = get_device_capability(dev)`,
+// `props = torch.cuda.get_device_properties(0)`, `cc = major * 10 + minor`.
+void Recognizer::RecordProvenance(const LogicalLine& line) {
+  std::vector<std::string> targets;
+  size_t i = line.first;
+  const bool paren = ts_.Is(i, "(");
+  if (paren) ++i;
+  while (ts_.IsName(i) && !IsKeyword(ts_.Text(i))) {
+    targets.emplace_back(ts_.Text(i));
+    ++i;
+    if (paren && ts_.Is(i, ")")) ++i;
+    if (!ts_.Is(i, ",")) break;
+    ++i;
+    if (ts_.Is(i, "*") && ts_.IsName(i + 1)) i += 2;
+  }
+  if (targets.empty() || !ts_.Is(i, "=")) return;
+  const size_t value = i + 1;
+  const std::string scope = ScopeName(line.scope) + '\0';
+  const size_t end = PrimaryEnd(ts_, value, line.last);
+  std::string last_name;
+  if (end == line.last && end > value) {
+    const Provenance p = ClassifyPrimary(line, value, end, last_name);
+    if (targets.size() == 1 && p != Provenance::kNone) provenance_[scope + targets[0]] = p;
+    if (targets.size() >= 2 && (p == Provenance::kCapability || p == Provenance::kProperties)) {
+      provenance_[scope + targets[0]] = Provenance::kMajor;
+      provenance_[scope + targets[1]] = Provenance::kMinor;
+    }
+    return;
+  }
+  // NAME = major * 10 + minor
+  if (targets.size() == 1 && value + 5 == line.last && ts_.Is(value + 1, "*") && ts_.Text(value + 2) == "10" &&
+      ts_.Is(value + 3, "+") && Lookup(line.scope, ts_.Text(value)) == Provenance::kMajor &&
+      Lookup(line.scope, ts_.Text(value + 4)) == Provenance::kMinor) {
+    provenance_[scope + targets[0]] = Provenance::kComputeCapability;
+  }
+}
+
+size_t Recognizer::CompareOpAt(size_t j, size_t end, Compare& op) const {
+  if (j >= end) return 0;
+  if (ts_.Is(j, "not") && ts_.Is(j + 1, "in")) return op = Compare::kNotIn, j + 2;
+  if (ts_.Is(j, "in")) return op = Compare::kIn, j + 1;
+  if (ts_.tokens[j].kind != TokenKind::kOp) return 0;
+  std::optional<Compare> c = CompareFromText(ts_.Text(j));
+  if (!c) return 0;
+  op = *c;
+  return j + 1;
+}
+
+bool Recognizer::EndsExpression(size_t next, size_t end) const {
+  if (next >= end) return true;
+  constexpr std::string_view kBinding[] = {"+", "-", "*", "/", "//", "%", "**", ".", "(", "[", "@", "|", "&", "^", "<<", ">>"};
+  return ts_.tokens[next].kind != TokenKind::kOp ||
+         std::find(std::begin(kBinding), std::end(kBinding), ts_.Text(next)) == std::end(kBinding);
+}
+
+bool Recognizer::TryComparison(const LogicalLine& line, size_t i, std::vector<Gate>& out) {
+  if (!ts_.IsName(i) || IsKeyword(ts_.Text(i)) || (i > line.first && ts_.Is(i - 1, "."))) return false;
+  const size_t j = PrimaryEnd(ts_, i, line.last);
+  Compare op{};
+  const size_t lit_at = CompareOpAt(j, line.last, op);
+  if (lit_at == 0) return false;
+  size_t next = 0;
+  std::optional<Literal> lit = ParseLiteral(ts_, lit_at, line.last, next, &bindings_);
+  if (!lit || lit->kind == LiteralKind::kNone || !EndsExpression(next, line.last)) return false;
+  std::string last_name;
+  const Provenance p = ClassifyPrimary(line, i, j, last_name);
+  std::optional<Operand> operand = ChooseOperand(p, last_name, ts_.Folded(i, j), *lit, op);
+  if (!operand) return false;
+  out.push_back(Gate{"comparison", ts_.Folded(i, j), *lit, i, next, line.scope, {{Term{*operand, op, *lit}}}});
+  return true;
+}
+
+// `10 <= major`, `(9, 0) == capability`.
+bool Recognizer::TryReversedComparison(const LogicalLine& line, size_t i, std::vector<Gate>& out) {
+  const TokenKind kind = ts_.tokens[i].kind;
+  if (kind != TokenKind::kNumber && kind != TokenKind::kString && !ts_.Is(i, "(")) return false;
+  if (i > line.first) {
+    const size_t prev = i - 1;
+    const bool operand_before = (ts_.IsName(prev) && !IsKeyword(ts_.Text(prev))) ||
+                                ts_.tokens[prev].kind == TokenKind::kNumber ||
+                                ts_.tokens[prev].kind == TokenKind::kString || ts_.Is(prev, ")") ||
+                                ts_.Is(prev, "]");
+    const bool binds = !ts_.Is(prev, "(") && !ts_.Is(prev, "[") && !EndsExpression(prev, line.last);
+    if (operand_before || binds) return false;
+  }
+  size_t next = 0;
+  std::optional<Literal> lit = ParseLiteral(ts_, i, line.last, next, nullptr);
+  Compare op{};
+  const size_t k = lit ? CompareOpAt(next, line.last, op) : 0;
+  if (k == 0 || op == Compare::kIn || op == Compare::kNotIn || !ts_.IsName(k) || IsKeyword(ts_.Text(k))) return false;
+  const size_t j = PrimaryEnd(ts_, k, line.last);
+  if (!EndsExpression(j, line.last)) return false;
+  std::string last_name;
+  const Provenance p = ClassifyPrimary(line, k, j, last_name);
+  op = Flip(op);
+  std::optional<Operand> operand = ChooseOperand(p, last_name, ts_.Folded(k, j), *lit, op);
+  if (!operand) return false;
+  out.push_back(Gate{"comparison", ts_.Folded(k, j), *lit, i, j, line.scope, {{Term{*operand, op, *lit}}}});
+  return true;
+}
+
+void Recognizer::FindComparisons(const LogicalLine& line) {
+  std::vector<Gate> found;
+  for (size_t i = line.first; i < line.last; ++i) {
+    if (!TryComparison(line, i, found)) TryReversedComparison(line, i, found);
+  }
+  MergeConditions(found);
+  for (Gate& g : found) gates_.push_back(std::move(g));
+}
+
+// `major == 12 and minor == 0`: a minor comparison means nothing alone, so a chain of
+// comparisons joined by and/or that holds one becomes a single "condition" gate.
+void Recognizer::MergeConditions(std::vector<Gate>& found) {
+  std::vector<Gate> merged;
+  for (size_t a = 0; a < found.size();) {
+    size_t b = a + 1;
+    while (b < found.size() && found[b].first_token == found[b - 1].last_token + 1 &&
+           (ts_.Is(found[b - 1].last_token, "and") || ts_.Is(found[b - 1].last_token, "or"))) {
+      ++b;
+    }
+    const bool has_minor = std::any_of(found.begin() + a, found.begin() + b, [](const Gate& g) {
+      return g.any_of_all[0][0].operand == Operand::kMinor;
+    });
+    if (b - a < 2 || !has_minor) {
+      for (size_t k = a; k < b; ++k) merged.push_back(std::move(found[k]));
+      a = b;
+      continue;
+    }
+    Gate g{"condition", "", {}, found[a].first_token, found[b - 1].last_token, found[a].scope, {{}}};
+    g.literal.kind = LiteralKind::kTuple;
+    g.literal.span = ts_.Span(g.first_token, g.last_token);
+    for (size_t k = a; k < b; ++k) {
+      if (k > a && ts_.Is(found[k - 1].last_token, "or")) g.any_of_all.emplace_back();
+      g.any_of_all.back().push_back(found[k].any_of_all[0][0]);
+      g.literal.items.push_back(found[k].literal);
+      g.name += (g.name.empty() ? "" : ", ") + found[k].name;
+    }
+    merged.push_back(std::move(g));
+    a = b;
+  }
+  found = std::move(merged);
+}
+
+}  // namespace archpatch::python

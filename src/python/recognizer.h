@@ -1,0 +1,84 @@
+// The gate recogniser: walks the logical lines of one file and finds every shape listed in
+// docs/python-gates.md. It produces Gates (data); scanner.cc turns them into Findings.
+#pragma once
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "python/syntax.h"
+#include "python/verdict.h"
+
+namespace archpatch::python {
+
+// One comparison a gate makes: `operand op literal`.
+struct Term {
+  Operand operand = Operand::kMajor;
+  Compare op = Compare::kIn;
+  Literal literal;  // the value compared against, as evaluated
+};
+
+struct Gate {
+  std::string shape;  // "keyword", "assignment", "comparison", "condition", "predicate", ...
+  std::string name;   // the keyword, variable, callee or operand as written
+  Literal literal;    // what a rewrite touches (span) and what "values" shows
+  size_t first_token = 0;  // the gate expression as written: tokens [first_token, last_token)
+  size_t last_token = 0;
+  std::vector<std::string> scope;
+  // The gate is true when any group holds entirely: OR of ANDs (one group of one term for
+  // everything but combined conditions like `major == 12 and minor == 0`).
+  std::vector<std::vector<Term>> any_of_all;
+
+  Tri EvaluateOn(const arch::Arch& target) const;
+};
+
+// What a name is known to hold inside one function (or at module level).
+enum class Provenance { kNone, kMajor, kMinor, kCapability, kComputeCapability, kProperties };
+
+class Recognizer {
+ public:
+  Recognizer(const TokenStream& ts, const std::vector<LogicalLine>& lines);
+  std::vector<Gate> Run();
+
+ private:
+  // gates.cc: capability expressions, comparisons and combined conditions.
+  void RecordProvenance(const LogicalLine& line);
+  Provenance Lookup(const std::vector<std::string>& scope, std::string_view name) const;
+  Provenance ClassifyPrimary(const LogicalLine& line, size_t i, size_t j, std::string& last_name) const;
+  void FindComparisons(const LogicalLine& line);
+  bool TryComparison(const LogicalLine& line, size_t i, std::vector<Gate>& out);
+  bool TryReversedComparison(const LogicalLine& line, size_t i, std::vector<Gate>& out);
+  size_t CompareOpAt(size_t j, size_t end, Compare& op) const;
+  bool EndsExpression(size_t next, size_t end) const;
+  void MergeConditions(std::vector<Gate>& comparisons);
+
+  // shapes.cc: keyword/assignment carriers, predicates, compute-capability lists, arch strings.
+  void FindCarriers(const LogicalLine& line);
+  void FindCalls(const LogicalLine& line);
+  void FindArchStrings(const LogicalLine& line);
+  bool CoveredByGate(size_t offset) const;
+
+  const TokenStream& ts_;
+  const std::vector<LogicalLine>& lines_;
+  Bindings bindings_;
+  std::map<std::string, Provenance, std::less<>> provenance_;  // "scope\0name"
+  std::vector<Gate> gates_;
+};
+
+// Shared by the two halves of the recogniser.
+bool IsPair(const Literal& lit);
+// Every concrete item satisfies `pred` and there is at least one (opaque items are allowed).
+template <typename Pred>
+bool AllItems(const Literal& lit, Pred pred) {
+  if (!lit.IsCollection()) return false;
+  int concrete = 0;
+  for (const Literal& item : lit.items) {
+    if (item.kind == LiteralKind::kOpaque) continue;
+    if (!pred(item)) return false;
+    ++concrete;
+  }
+  return concrete > 0;
+}
+std::string LowerText(std::string_view text);
+
+}  // namespace archpatch::python

@@ -1,0 +1,191 @@
+// The half of the recogniser that reads gates from their names: keyword arguments and
+// assignments that carry arch lists, capability predicates, compute-capability decorators, and
+// arch strings (nvcc flags, "sm_100a", TORCH_CUDA_ARCH_LIST values).
+#include <algorithm>
+
+#include "python/recognizer.h"
+
+namespace archpatch::python {
+namespace {
+
+bool Contains(std::string_view text, std::string_view part) { return text.find(part) != text.npos; }
+
+// supported_major_versions, device_capability_majors, supported_archs, admissible_archs,
+// TORCH_CUDA_ARCH_LIST, cuda_arch_list, supported_capabilities, sm_versions.
+bool IsCarrierName(std::string_view name) {
+  const std::string lower = LowerText(name);
+  constexpr std::string_view kEndings[] = {"major_versions", "majors", "archs", "arches", "arch_list",
+                                           "capabilities", "sm_versions", "compute_capability_list", "ccs"};
+  if (Contains(lower, "flags")) return false;
+  return std::any_of(std::begin(kEndings), std::end(kEndings), [&](std::string_view e) { return lower.ends_with(e); });
+}
+
+bool IsInt(const Literal& l) { return l.kind == LiteralKind::kInt; }
+bool IsArchString(const Literal& l) { return l.kind == LiteralKind::kString && ParseArchName(l.text).has_value(); }
+
+std::string ArchNameText(const ArchName& name) {
+  return name.ptx ? name.arch.compute_name() : name.arch.name();
+}
+
+// A list literal holding one string per arch name, for evaluation only.
+Literal NameList(const std::vector<ArchName>& names, const Literal& origin) {
+  Literal list;
+  list.kind = LiteralKind::kList;
+  list.span = origin.span;
+  for (const ArchName& n : names) {
+    Literal item;
+    item.kind = LiteralKind::kString;
+    item.text = ArchNameText(n);
+    item.span = origin.span;
+    list.items.push_back(item);
+  }
+  return list;
+}
+
+// How a carrier's value reads: which operand, and the literal to evaluate.
+std::optional<Term> CarrierTerm(std::string_view name, const Literal& lit) {
+  const bool major_name = Contains(LowerText(name), "major");
+  if (lit.kind == LiteralKind::kString) {
+    std::optional<std::vector<ArchName>> names = ParseArchListString(lit.text);
+    if (!names) return std::nullopt;
+    return Term{Operand::kArchName, Compare::kIn, NameList(*names, lit)};
+  }
+  if (lit.kind == LiteralKind::kInt) {
+    if (major_name || lit.number < 30) return Term{Operand::kMajor, Compare::kEq, lit};
+    return Term{Operand::kComputeCapability, Compare::kEq, lit};
+  }
+  if (!lit.IsCollection()) return std::nullopt;
+  if (AllItems(lit, IsArchString)) return Term{Operand::kArchName, Compare::kIn, lit};
+  if (AllItems(lit, IsPair)) return Term{Operand::kCapability, Compare::kIn, lit};
+  if (!AllItems(lit, IsInt)) return std::nullopt;
+  auto all = [&](auto pred) {
+    return std::all_of(lit.items.begin(), lit.items.end(), [&](const Literal& i) { return !IsInt(i) || pred(i.number); });
+  };
+  if (major_name || all([](long long n) { return n < 30; })) return Term{Operand::kMajor, Compare::kIn, lit};
+  if (all([](long long n) { return n >= 30; })) return Term{Operand::kComputeCapability, Compare::kIn, lit};
+  return std::nullopt;
+}
+
+}  // namespace
+
+bool Recognizer::CoveredByGate(size_t offset) const {
+  return std::any_of(gates_.begin(), gates_.end(), [&](const Gate& g) {
+    const ByteSpan expr = ts_.Span(g.first_token, g.last_token);
+    return (offset >= expr.begin && offset < expr.end) || (offset >= g.literal.span.begin && offset < g.literal.span.end);
+  });
+}
+
+// `supported_major_versions=[9, 10]`, `admissible_archs = ["sm_90a", "sm_100a"]`,
+// `self.supported_archs: list[int] = [90, 100]`, `TORCH_CUDA_ARCH_LIST = "9.0a 10.0a"`.
+void Recognizer::FindCarriers(const LogicalLine& line) {
+  for (size_t i = line.first; i < line.last; ++i) {
+    if (!ts_.IsName(i) || !IsCarrierName(ts_.Text(i))) continue;
+    const bool keyword = i > line.first && (ts_.Is(i - 1, "(") || ts_.Is(i - 1, ","));
+    const bool assignment = i == line.first || (ts_.Is(i - 1, ".") && PrimaryEnd(ts_, line.first, line.last) == i + 1);
+    size_t eq = i + 1;
+    if (assignment && ts_.Is(eq, ":")) {
+      while (eq < line.last && !ts_.Is(eq, "=")) {
+        eq = ts_.match[eq] != std::string_view::npos && ts_.tokens[eq].kind == TokenKind::kOp ? ts_.match[eq] + 1 : eq + 1;
+      }
+    }
+    if (!(keyword || assignment) || !ts_.Is(eq, "=")) continue;
+    size_t next = 0;
+    std::optional<Literal> lit = ParseLiteral(ts_, eq + 1, line.last, next, &bindings_);
+    if (!lit || lit->kind == LiteralKind::kNone) continue;  // None: no restriction
+    if (next != line.last && !ts_.Is(next, ",") && !ts_.Is(next, ")")) continue;
+    std::optional<Term> term = CarrierTerm(ts_.Text(i), *lit);
+    if (!term) continue;
+    gates_.push_back(Gate{keyword ? "keyword" : "assignment", std::string(ts_.Text(i)), *lit, i, next, line.scope,
+                          {{*term}}});
+  }
+}
+
+// has_device_capability(90), is_device_capability(100), is_device_capability_family(100),
+// is_arch_supported(10, 0), @supported_compute_capability([80, 86, 89, 90, 100, 103]).
+void Recognizer::FindCalls(const LogicalLine& line) {
+  for (size_t i = line.first; i + 1 < line.last; ++i) {
+    if (!ts_.IsName(i) || !ts_.Is(i + 1, "(") || (i > line.first && ts_.Is(i - 1, "def"))) continue;
+    const std::string callee = LowerText(ts_.Text(i));
+    const size_t close = ts_.match[i + 1];
+    size_t next = 0;
+    std::optional<Literal> first = ParseLiteral(ts_, i + 2, close, next, &bindings_);
+    if (!first) continue;
+    std::optional<Literal> second;
+    if (ts_.Is(next, ",")) {
+      size_t at = next + 1;
+      if (ts_.IsName(at) && ts_.Is(at + 1, "=")) at += 2;  // minor=0
+      second = ParseLiteral(ts_, at, close, next, &bindings_);
+    }
+    // What follows the numbers may only be keyword arguments (`device=device`) or a trailing comma.
+    const bool rest_keywords = ts_.Is(next, ",") && (next + 1 == close || (ts_.IsName(next + 1) && ts_.Is(next + 2, "=")));
+    if (next != close && !rest_keywords) continue;
+    size_t start = i;
+    while (start >= line.first + 2 && ts_.Is(start - 1, ".") && ts_.IsName(start - 2)) start -= 2;
+
+    std::optional<Term> term;
+    Literal shown = *first;
+    if (callee == "has_device_capability" || callee == "is_device_capability") {
+      const Compare op = callee[0] == 'h' ? Compare::kGe : Compare::kEq;
+      if (IsInt(*first) && !second) term = Term{Operand::kComputeCapability, op, *first};
+      if (IsPair(*first) && !second) term = Term{Operand::kCapability, op, *first};
+    } else if (callee == "is_device_capability_family" && IsInt(*first) && !second) {
+      Literal major = *first;
+      major.number = first->number / 10;
+      term = Term{Operand::kMajor, Compare::kEq, major};
+    } else if (callee == "is_arch_supported" && IsInt(*first) && (!second || IsInt(*second))) {
+      Literal pair;
+      pair.kind = LiteralKind::kTuple;
+      Literal zero;  // is_arch_supported(major) means minor 0
+      zero.kind = LiteralKind::kInt;
+      pair.items = {*first, second ? *second : zero};
+      pair.first_token = first->first_token;
+      pair.last_token = second ? second->last_token : first->last_token;
+      pair.span = {first->span.begin, second ? second->span.end : first->span.end};
+      shown = pair;
+      term = Term{Operand::kCapability, Compare::kGe, pair};
+    } else if (Contains(callee, "compute_capabilit") && first->IsCollection() && !second) {
+      if (AllItems(*first, IsInt)) term = Term{Operand::kComputeCapability, Compare::kIn, *first};
+      if (AllItems(*first, IsPair)) term = Term{Operand::kCapability, Compare::kIn, *first};
+    }
+    if (!term) continue;
+    const bool list = Contains(callee, "compute_capabilit") && first->IsCollection();
+    gates_.push_back(Gate{list ? "compute-capability-list" : "predicate", std::string(ts_.Text(i)), shown, start,
+                          close + 1, line.scope, {{*term}}});
+  }
+}
+
+void Recognizer::FindArchStrings(const LogicalLine& line) {
+  bool arch_list_line = false;
+  for (size_t i = line.first; i < line.last; ++i) {
+    const std::string lower = LowerText(ts_.Text(i));
+    arch_list_line = arch_list_line || Contains(lower, "arch_list") || Contains(lower, "cuda_arch");
+  }
+  for (size_t i = line.first; i < line.last; ++i) {
+    const Token& t = ts_.tokens[i];
+    if (t.kind != TokenKind::kString || t.fstring || ts_.Is(i + 1, ":") || CoveredByGate(t.begin)) continue;
+    Literal lit;
+    lit.kind = LiteralKind::kString;
+    lit.text = std::string(StringBody(ts_.Text(i)));
+    lit.span = {t.begin, t.end};
+    lit.first_token = i;
+    lit.last_token = i + 1;
+    std::string name;
+    if (i >= line.first + 2 && ts_.Is(i - 1, "=") && ts_.IsName(i - 2)) name = std::string(ts_.Text(i - 2));
+    else if (ts_.IsName(line.first) && ts_.Is(line.first + 1, "=")) name = std::string(ts_.Text(line.first));
+
+    const std::vector<ArchName> targets = NvccArchTargets(lit.text);
+    std::optional<std::vector<ArchName>> list = ParseArchListString(lit.text);
+    const bool strict = lit.text.rfind("sm_", 0) == 0 || lit.text.rfind("compute_", 0) == 0;
+    if (!targets.empty()) {
+      gates_.push_back(Gate{"nvcc-arch-flag", name, lit, i, i + 1, line.scope,
+                            {{Term{Operand::kArchName, Compare::kIn, NameList(targets, lit)}}}});
+    } else if (strict && ParseArchName(lit.text)) {
+      gates_.push_back(Gate{"arch-string", name, lit, i, i + 1, line.scope, {{Term{Operand::kArchName, Compare::kEq, lit}}}});
+    } else if (arch_list_line && list && Contains(lit.text, ".")) {
+      gates_.push_back(Gate{"arch-list-string", name, lit, i, i + 1, line.scope,
+                            {{Term{Operand::kArchName, Compare::kIn, NameList(*list, lit)}}}});
+    }
+  }
+}
+
+}  // namespace archpatch::python

@@ -1,0 +1,411 @@
+#include "python/tokenizer.h"
+
+#include <algorithm>
+#include <cctype>
+#include <optional>
+
+#include <fmt/format.h>
+
+namespace archpatch::python {
+namespace {
+
+bool IsNameStart(unsigned char c) { return std::isalpha(c) || c == '_' || c >= 0x80; }
+bool IsNameChar(unsigned char c) { return IsNameStart(c) || std::isdigit(c); }
+bool IsQuote(char c) { return c == '\'' || c == '"'; }
+
+constexpr std::string_view kOps3[] = {"**=", "//=", ">>=", "<<=", "..."};
+constexpr std::string_view kOps2[] = {"->", ":=", "**", "//", "<<", ">>", "<=", ">=", "==", "!=",
+                                      "+=", "-=", "*=", "/=", "%=", "&=", "|=", "^=", "@="};
+constexpr std::string_view kOps1 = "()[]{},:;.+-*/%&|^~<>=@!";
+
+class Lexer {
+ public:
+  Lexer(const std::string& file, std::string_view src) : file_(file), src_(src) {}
+
+  Result<std::vector<Token>> Run() {
+    if (src_.substr(0, 3) == "\xEF\xBB\xBF") pos_ = line_start_ = 3;
+    if (src_.find('\0') != std::string_view::npos) {
+      return Fail("source code cannot contain null bytes", src_.find('\0'));
+    }
+    while (true) {
+      if (at_line_start_ && brackets_.empty()) {
+        if (auto err = ReadIndentation()) return *err;
+        if (pos_ >= src_.size()) break;
+      }
+      SkipBlanks();
+      if (pos_ >= src_.size()) break;
+      if (auto err = NextToken()) return *err;
+    }
+    return Finish();
+  }
+
+ private:
+  // The location of any byte offset, for errors that point back (an unclosed bracket).
+  Location LocationOf(size_t at) const {
+    int line = 1;
+    size_t start = src_.substr(0, 3) == "\xEF\xBB\xBF" ? 3 : 0;
+    for (size_t i = start; i < at && i < src_.size(); ++i) {
+      if (src_[i] == '\n' || (src_[i] == '\r' && (i + 1 >= src_.size() || src_[i + 1] != '\n'))) {
+        ++line;
+        start = i + 1;
+      }
+    }
+    return Location{file_, line, static_cast<int>(at - std::min(at, start)) + 1};
+  }
+  Error Fail(std::string message, size_t at) const { return Error{std::move(message), LocationOf(at)}; }
+
+  size_t NewlineLength(size_t p) const {
+    if (p >= src_.size()) return 0;
+    if (src_[p] == '\r') return p + 1 < src_.size() && src_[p + 1] == '\n' ? 2 : 1;
+    return src_[p] == '\n' ? 1 : 0;
+  }
+  void ConsumeNewline(size_t& p) {
+    p += NewlineLength(p);
+    ++line_;
+    line_start_ = p;
+  }
+  char At(size_t p) const { return p < src_.size() ? src_[p] : '\0'; }
+
+  void Emit(TokenKind kind, size_t begin, size_t end, int line, size_t line_start, bool fstring = false) {
+    tokens_.push_back(Token{kind, begin, end, line, static_cast<int>(begin - line_start) + 1, fstring});
+    if (kind != TokenKind::kNewline && kind != TokenKind::kIndent && kind != TokenKind::kDedent) {
+      line_has_tokens_ = true;
+    }
+  }
+
+  void SkipBlanks() {
+    while (pos_ < src_.size() && (src_[pos_] == ' ' || src_[pos_] == '\t' || src_[pos_] == '\f')) ++pos_;
+  }
+  void SkipComment() {
+    while (pos_ < src_.size() && NewlineLength(pos_) == 0) ++pos_;
+  }
+
+  // The offside rule at the start of a logical line: blank and comment-only lines are skipped;
+  // otherwise INDENT/DEDENT tokens are emitted. Tabs advance to the next multiple of 8 and, as
+  // CPython checks, must order lines the same way when counted as 1 column.
+  std::optional<Error> ReadIndentation() {
+    while (true) {
+      int col = 0, alt = 0;
+      const size_t start = pos_;
+      for (; pos_ < src_.size(); ++pos_) {
+        const char c = src_[pos_];
+        if (c == ' ') ++col, ++alt;
+        else if (c == '\t') col = (col / 8 + 1) * 8, ++alt;
+        else if (c == '\f') col = alt = 0;
+        else break;
+      }
+      if (pos_ >= src_.size()) return std::nullopt;
+      if (src_[pos_] == '#') SkipComment();
+      if (NewlineLength(pos_) > 0) {
+        ConsumeNewline(pos_);
+        continue;
+      }
+      if (pos_ >= src_.size()) return std::nullopt;
+      at_line_start_ = false;
+      return Indent(col, alt, start);
+    }
+  }
+
+  std::optional<Error> Indent(int col, int alt, size_t line_begin) {
+    if (col > indents_.back()) {
+      if (alt <= alt_indents_.back()) return Fail("inconsistent use of tabs and spaces in indentation", pos_);
+      if (!after_colon_) return Fail("unexpected indent", pos_);
+      if (indents_.size() > kMaxIndentDepth) return Fail("too many levels of indentation", pos_);
+      indents_.push_back(col);
+      alt_indents_.push_back(alt);
+      Emit(TokenKind::kIndent, line_begin, pos_, line_, line_start_);
+      return std::nullopt;
+    }
+    if (after_colon_) return Fail("expected an indented block", pos_);
+    while (col < indents_.back()) {
+      indents_.pop_back();
+      alt_indents_.pop_back();
+      Emit(TokenKind::kDedent, pos_, pos_, line_, line_start_);
+    }
+    if (col != indents_.back()) return Fail("unindent does not match any outer indentation level", pos_);
+    if (alt != alt_indents_.back()) return Fail("inconsistent use of tabs and spaces in indentation", pos_);
+    return std::nullopt;
+  }
+
+  std::optional<Error> NextToken() {
+    const char c = src_[pos_];
+    if (c == '#') {
+      SkipComment();
+      return std::nullopt;
+    }
+    if (NewlineLength(pos_) > 0) {
+      if (brackets_.empty() && line_has_tokens_) {
+        after_colon_ = !tokens_.empty() && TokenText(src_, tokens_.back()) == ":";
+        Emit(TokenKind::kNewline, pos_, pos_ + NewlineLength(pos_), line_, line_start_);
+        line_has_tokens_ = false;
+        at_line_start_ = true;
+      }
+      ConsumeNewline(pos_);
+      return std::nullopt;
+    }
+    if (c == '\\') {
+      if (NewlineLength(pos_ + 1) == 0) {
+        return Fail(pos_ + 1 >= src_.size() ? "unexpected EOF after line continuation character"
+                                            : "unexpected character after line continuation character",
+                    pos_);
+      }
+      ++pos_;
+      ConsumeNewline(pos_);
+      return std::nullopt;
+    }
+    if (IsNameStart(c)) return NameOrString();
+    if (std::isdigit(static_cast<unsigned char>(c)) ||
+        (c == '.' && std::isdigit(static_cast<unsigned char>(At(pos_ + 1))))) {
+      return Number();
+    }
+    if (IsQuote(c)) return String(pos_, "");
+    return Operator();
+  }
+
+  std::optional<Error> NameOrString() {
+    const size_t begin = pos_;
+    while (pos_ < src_.size() && IsNameChar(src_[pos_])) ++pos_;
+    const std::string_view name = src_.substr(begin, pos_ - begin);
+    if (IsQuote(At(pos_)) && IsStringPrefix(name)) return String(begin, name);
+    Emit(TokenKind::kName, begin, pos_, line_, line_start_);
+    return std::nullopt;
+  }
+
+  std::optional<Error> Number() {
+    const size_t begin = pos_;
+    auto digits = [&](auto pred) {
+      while (pos_ < src_.size() && (pred(static_cast<unsigned char>(src_[pos_])) || src_[pos_] == '_')) ++pos_;
+    };
+    auto is_digit = [](unsigned char ch) { return std::isdigit(ch) != 0; };
+    const char next = static_cast<char>(std::tolower(static_cast<unsigned char>(At(pos_ + 1))));
+    if (src_[pos_] == '0' && (next == 'x' || next == 'o' || next == 'b')) {
+      pos_ += 2;
+      digits([](unsigned char ch) { return std::isxdigit(ch) != 0; });
+    } else {
+      digits(is_digit);
+      if (At(pos_) == '.') ++pos_, digits(is_digit);
+      const char e = At(pos_);
+      if ((e == 'e' || e == 'E') &&
+          (std::isdigit(static_cast<unsigned char>(At(pos_ + 1))) ||
+           ((At(pos_ + 1) == '+' || At(pos_ + 1) == '-') && std::isdigit(static_cast<unsigned char>(At(pos_ + 2)))))) {
+        pos_ += 2;
+        digits(is_digit);
+      }
+      if (At(pos_) == 'j' || At(pos_) == 'J') ++pos_;
+    }
+    Emit(TokenKind::kNumber, begin, pos_, line_, line_start_);
+    return std::nullopt;
+  }
+
+  std::optional<Error> String(size_t begin, std::string_view prefix) {
+    const int line = line_;
+    const size_t line_start = line_start_;
+    const bool fstring = prefix.find_first_of("fFtT") != std::string_view::npos;
+    const bool raw = prefix.find_first_of("rR") != std::string_view::npos;
+    pos_ = begin + prefix.size();
+    if (auto err = StringBody(pos_, raw, fstring, 0)) return err;
+    Emit(TokenKind::kString, begin, pos_, line, line_start, fstring);
+    return std::nullopt;
+  }
+
+  // Scans from the opening quote at `p` to just past the closing one. A backslash always takes
+  // the next character with it (in raw strings too, so r"\"" stays one string).
+  std::optional<Error> StringBody(size_t& p, bool raw, bool fstring, int depth) {
+    (void)raw;
+    const size_t open = p;
+    const char q = src_[p];
+    const bool triple = At(p + 1) == q && At(p + 2) == q;
+    p += triple ? 3 : 1;
+    while (true) {
+      if (p >= src_.size()) {
+        return Fail(triple ? "unterminated triple-quoted string literal" : "unterminated string literal", open);
+      }
+      const char c = src_[p];
+      if (c == '\\') {
+        ++p;
+        if (NewlineLength(p) > 0) ConsumeNewline(p);
+        else if (p < src_.size()) ++p;
+      } else if (NewlineLength(p) > 0) {
+        if (!triple) return Fail("unterminated string literal", open);
+        ConsumeNewline(p);
+      } else if (c == q) {
+        if (!triple) return ++p, std::nullopt;
+        if (At(p + 1) == q && At(p + 2) == q) return p += 3, std::nullopt;
+        ++p;
+      } else if (fstring && (c == '{' || c == '}')) {
+        if (At(p + 1) == c) {
+          p += 2;
+        } else if (c == '}') {
+          return Fail("f-string: single '}' is not allowed", p);
+        } else {
+          ++p;
+          if (auto err = ReplacementField(p, q, triple, depth + 1)) return err;
+        }
+      } else {
+        ++p;
+      }
+    }
+  }
+
+  // The expression part of an f-string field, up to and including its closing brace. Quotes
+  // start nested strings (PEP 701 allows the enclosing quote too); a top-level ':' starts the
+  // format spec, which may hold nested fields.
+  std::optional<Error> ReplacementField(size_t& p, char q, bool triple, int depth) {
+    if (depth > kMaxFStringDepth) return Fail("f-string: expressions nested too deeply", p);
+    int nest = 0;
+    while (true) {
+      if (p >= src_.size()) return Fail("f-string: expecting '}'", p);
+      const char c = src_[p];
+      if (NewlineLength(p) > 0) {
+        ConsumeNewline(p);
+      } else if (IsNameStart(c)) {
+        const size_t begin = p;
+        while (p < src_.size() && IsNameChar(src_[p])) ++p;
+        const std::string_view name = src_.substr(begin, p - begin);
+        if (IsQuote(At(p)) && IsStringPrefix(name)) {
+          const bool f = name.find_first_of("fFtT") != std::string_view::npos;
+          if (auto err = StringBody(p, false, f, depth)) return err;
+        }
+      } else if (IsQuote(c)) {
+        if (auto err = StringBody(p, false, false, depth)) return err;
+      } else if (c == '(' || c == '[' || c == '{') {
+        ++nest, ++p;
+      } else if (c == ')' || c == ']') {
+        nest = std::max(0, nest - 1), ++p;
+      } else if (c == '}') {
+        ++p;
+        if (nest == 0) return std::nullopt;
+        --nest;
+      } else if (c == '!' && nest == 0 && At(p + 1) != '=') {
+        ++p;
+      } else if (c == ':' && nest == 0) {
+        ++p;
+        return FormatSpec(p, q, triple, depth);
+      } else {
+        ++p;
+      }
+    }
+  }
+
+  std::optional<Error> FormatSpec(size_t& p, char q, bool triple, int depth) {
+    while (true) {
+      if (p >= src_.size()) return Fail("f-string: expecting '}'", p);
+      const char c = src_[p];
+      if (c == '}') return ++p, std::nullopt;
+      if (c == '{') {
+        ++p;
+        if (auto err = ReplacementField(p, q, triple, depth + 1)) return err;
+      } else if (NewlineLength(p) > 0) {
+        if (!triple) return Fail("f-string: expecting '}'", p);
+        ConsumeNewline(p);
+      } else if (c == q && !triple) {
+        return Fail("f-string: expecting '}'", p);
+      } else {
+        ++p;
+      }
+    }
+  }
+
+  std::optional<Error> Operator() {
+    const size_t begin = pos_;
+    const std::string_view rest = src_.substr(pos_);
+    size_t len = 0;
+    for (std::string_view op : kOps3) {
+      if (rest.substr(0, 3) == op) len = 3;
+    }
+    for (std::string_view op : kOps2) {
+      if (len == 0 && rest.substr(0, 2) == op) len = 2;
+    }
+    const char c = rest[0];
+    if (len == 0 && kOps1.find(c) != std::string_view::npos) len = 1;
+    if (len == 0) {
+      return Fail(fmt::format("invalid character '{}' (U+{:04X})", c, static_cast<unsigned char>(c)), begin);
+    }
+    if (len == 1) {
+      if (auto err = Bracket(c)) return err;
+    }
+    pos_ += len;
+    Emit(TokenKind::kOp, begin, pos_, line_, line_start_);
+    return std::nullopt;
+  }
+
+  std::optional<Error> Bracket(char c) {
+    if (c == '(' || c == '[' || c == '{') {
+      if (brackets_.size() >= kMaxBracketDepth) return Fail("too many nested parentheses", pos_);
+      brackets_.push_back(pos_);
+      return std::nullopt;
+    }
+    if (c != ')' && c != ']' && c != '}') return std::nullopt;
+    if (brackets_.empty()) return Fail(fmt::format("unmatched '{}'", c), pos_);
+    const char open = src_[brackets_.back()];
+    const char want = open == '(' ? ')' : open == '[' ? ']' : '}';
+    if (c != want) {
+      return Fail(fmt::format("closing parenthesis '{}' does not match opening parenthesis '{}'", c, open), pos_);
+    }
+    brackets_.pop_back();
+    return std::nullopt;
+  }
+
+  Result<std::vector<Token>> Finish() {
+    if (!brackets_.empty()) return Fail(fmt::format("'{}' was never closed", src_[brackets_.back()]), brackets_.back());
+    if (line_has_tokens_) {
+      if (TokenText(src_, tokens_.back()) == ":") return Fail("expected an indented block", pos_);
+      Emit(TokenKind::kNewline, pos_, pos_, line_, line_start_);
+    } else if (after_colon_ && at_line_start_) {
+      return Fail("expected an indented block", pos_);
+    }
+    for (size_t i = 1; i < indents_.size(); ++i) Emit(TokenKind::kDedent, pos_, pos_, line_, line_start_);
+    Emit(TokenKind::kEnd, pos_, pos_, line_, line_start_);
+    return std::move(tokens_);
+  }
+
+  const std::string& file_;
+  std::string_view src_;
+  size_t pos_ = 0;
+  int line_ = 1;
+  size_t line_start_ = 0;
+  bool at_line_start_ = true;
+  bool line_has_tokens_ = false;
+  bool after_colon_ = false;  // the last logical line ended with ':' (a block must follow)
+  std::vector<int> indents_{0};
+  std::vector<int> alt_indents_{0};
+  std::vector<size_t> brackets_;  // offsets of the open brackets
+  std::vector<Token> tokens_;
+};
+
+}  // namespace
+
+bool IsStringPrefix(std::string_view text) {
+  if (text.empty() || text.size() > 3) return false;
+  int r = 0, b = 0, u = 0, f = 0, t = 0;
+  for (char c : text) {
+    switch (std::tolower(static_cast<unsigned char>(c))) {
+      case 'r': ++r; break;
+      case 'b': ++b; break;
+      case 'u': ++u; break;
+      case 'f': ++f; break;
+      case 't': ++t; break;
+      default: return false;
+    }
+  }
+  if (r > 1 || b > 1 || u > 1 || f > 1 || t > 1) return false;
+  if (u) return text.size() == 1;     // u"" takes no other letter
+  if (b && (f || t)) return false;    // no bytes f-strings
+  if (f && t) return false;
+  return true;
+}
+
+std::string_view StringBody(std::string_view text) {
+  size_t i = 0;
+  while (i < text.size() && !IsQuote(text[i])) ++i;
+  text.remove_prefix(i);
+  const size_t quotes = text.size() >= 6 && text[1] == text[0] && text[2] == text[0] ? 3 : 1;
+  if (text.size() < 2 * quotes) return {};
+  return text.substr(quotes, text.size() - 2 * quotes);
+}
+
+Result<std::vector<Token>> Tokenize(const std::string& file, std::string_view source) {
+  return Lexer(file, source).Run();
+}
+
+}  // namespace archpatch::python
