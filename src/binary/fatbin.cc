@@ -27,6 +27,7 @@ Compression CompressionOf(uint64_t flags) {
 Result<FatbinEntry> ParseEntry(std::span<const uint8_t> bytes, size_t at, size_t end) {
   if (end - at < kFatbinEntryMinSize) return Error{fmt::format("entry at {} is truncated", at)};
   FatbinEntry e;
+  e.header_offset = at;
   e.kind = Load<uint16_t>(bytes, at);
   const uint32_t header_size = Load<uint32_t>(bytes, at + 4);
   const uint64_t stored_size = Load<uint64_t>(bytes, at + 8);
@@ -96,7 +97,10 @@ std::vector<Fatbin> ParseFatbinSequence(std::span<const uint8_t> bytes, std::vec
       continue;
     }
     fatbin->offset = at;
-    for (FatbinEntry& e : fatbin->entries) e.payload_offset += at;
+    for (FatbinEntry& e : fatbin->entries) {
+      e.header_offset += at;
+      e.payload_offset += at;
+    }
     at = std::min<uint64_t>(bytes.size(), at + ((fatbin->size + 7) & ~uint64_t{7}));
     fatbins.push_back(std::move(*fatbin));
   }

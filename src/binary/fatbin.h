@@ -45,7 +45,8 @@ struct FatbinEntry {
   uint16_t version_major = 0, version_minor = 0;
   uint64_t flags = 0;
   Compression compression = Compression::kNone;
-  uint64_t payload_offset = 0;  // from the start of the span given to ParseFatbin
+  uint64_t header_offset = 0;   // from the start of the span given to ParseFatbin
+  uint64_t payload_offset = 0;  // likewise
   uint64_t payload_size = 0;    // bytes stored (compressed size when compressed)
   uint64_t decompressed_size = 0;
 };

@@ -1,0 +1,165 @@
+// Reads binaries nvcc 13 builds for known -gencode sets and checks the images and verdicts
+// against those sets, as `cuobjdump --list-elf --list-ptx` would name them.
+#include <cstring>
+#include <fstream>
+#include <iterator>
+
+#include <gtest/gtest.h>
+
+#include "binary/coverage.h"
+#include "binary/fatbin.h"
+#include "binary/nvcc_fixture_test_util.h"
+#include "binary/reader.h"
+
+namespace archpatch::binary {
+namespace {
+
+using testing::BuildFixture;
+using testing::SharedObject;
+using Names = std::vector<std::string>;
+
+#define REQUIRE_NVCC() \
+  if (!testing::HaveNvcc()) GTEST_SKIP() << "nvcc not found at " << testing::kNvcc
+
+BinaryFile Read(const std::string& path) {
+  Result<BinaryFile> file = ReadBinaryFile(path);
+  EXPECT_TRUE(file.ok()) << (file ? "" : file.error().str());
+  return file ? *file : BinaryFile{};
+}
+
+std::string Verdict(const BinaryFile& file, const char* target) {
+  Coverage c = CoverageFor(file, *arch::ParseArch(target));
+  return std::string(CoverageStatusName(c.status)) + (c.image.empty() ? "" : " " + c.image);
+}
+
+TEST(NvccFixtures, PlainSassAndPtxAreListedAndPtxCoversNewerArches) {
+  REQUIRE_NVCC();
+  BinaryFile f = Read(SharedObject("plain", "-gencode arch=compute_80,code=sm_80 "
+                                            "-gencode arch=compute_90,code=[sm_90,compute_90]"));
+  EXPECT_EQ(f.format, FileFormat::kElf);
+  EXPECT_EQ(f.Names(ImageKind::kSass), (Names{"sm_80", "sm_90"}));
+  EXPECT_EQ(f.Names(ImageKind::kPtx), (Names{"compute_90"}));
+  EXPECT_EQ(Verdict(f, "sm_86"), "native sm_80");
+  EXPECT_EQ(Verdict(f, "sm_90"), "native sm_90");
+  EXPECT_EQ(Verdict(f, "sm_120"), "ptx-jit compute_90");
+  EXPECT_EQ(Verdict(f, "sm_121"), "ptx-jit compute_90");
+  EXPECT_EQ(Verdict(f, "sm_75"), "no-image");
+  // Only the fatbin bytes and headers are read, not the host code.
+  EXPECT_LT(f.bytes_read, f.file_size / 4);
+}
+
+TEST(NvccFixtures, ArchSpecificImagesRunOnlyOnTheirChip) {
+  REQUIRE_NVCC();
+  BinaryFile f = Read(SharedObject("a", "-gencode arch=compute_90a,code=[sm_90a,compute_90a] "
+                                        "-gencode arch=compute_100a,code=sm_100a"));
+  EXPECT_EQ(f.Names(ImageKind::kSass), (Names{"sm_90a", "sm_100a"}));
+  EXPECT_EQ(f.Names(ImageKind::kPtx), (Names{"compute_90a"}));
+  EXPECT_EQ(Verdict(f, "sm_90"), "native sm_90a");
+  EXPECT_EQ(Verdict(f, "sm_100"), "native sm_100a");
+  EXPECT_EQ(Verdict(f, "sm_103"), "no-image");
+  EXPECT_EQ(Verdict(f, "sm_120"), "no-image");  // compute_90a PTX does not JIT forward
+  EXPECT_EQ(Verdict(f, "sm_121"), "no-image");
+}
+
+TEST(NvccFixtures, FamilyImagesRunAcrossTheirFamily) {
+  REQUIRE_NVCC();
+  BinaryFile f = Read(SharedObject("f", "-gencode arch=compute_100f,code=[sm_100f,compute_100f] "
+                                        "-gencode arch=compute_120f,code=sm_120f"));
+  EXPECT_EQ(f.Names(ImageKind::kSass), (Names{"sm_100f", "sm_120f"}));
+  EXPECT_EQ(f.Names(ImageKind::kPtx), (Names{"compute_100f"}));
+  EXPECT_EQ(Verdict(f, "sm_103"), "native sm_100f");
+  EXPECT_EQ(Verdict(f, "sm_120"), "native sm_120f");
+  EXPECT_EQ(Verdict(f, "sm_121"), "native sm_120f");
+  EXPECT_EQ(Verdict(f, "sm_110"), "no-image");  // compute_100f PTX stays in family 10.x
+  EXPECT_EQ(Verdict(f, "sm_90"), "no-image");
+}
+
+TEST(NvccFixtures, PtxOnlyBinaryIsJitCompiledEverywhereNewer) {
+  REQUIRE_NVCC();
+  BinaryFile f = Read(SharedObject("ptxonly", "-gencode arch=compute_80,code=compute_80"));
+  EXPECT_EQ(f.Names(ImageKind::kSass), Names{});
+  EXPECT_EQ(f.Names(ImageKind::kPtx), (Names{"compute_80"}));
+  ASSERT_EQ(f.images.size(), 1u);
+  EXPECT_EQ(f.images[0].ptx_version, "9.0");  // nvcc 13.0 writes PTX ISA 9.0
+  EXPECT_EQ(f.images[0].compression, Compression::kZstd);  // nvcc 13 compresses PTX by default
+  EXPECT_EQ(Verdict(f, "sm_80"), "ptx-jit compute_80");
+  EXPECT_EQ(Verdict(f, "sm_120"), "ptx-jit compute_80");
+  EXPECT_EQ(Verdict(f, "sm_75"), "no-image");
+}
+
+TEST(NvccFixtures, CompressedEntriesAreReadWithZstdAndLz4) {
+  REQUIRE_NVCC();
+  const std::string gencode = "-Xfatbin=-compress-all -gencode arch=compute_90a,code=[sm_90a,compute_90a] "
+                              "-gencode arch=compute_120,code=sm_120";
+  for (const char* mode : {"balance", "speed", "size"}) {
+    BinaryFile f = Read(SharedObject(std::string("compressed-") + mode,
+                                     gencode + " --compress-mode=" + mode));
+    EXPECT_EQ(f.Names(ImageKind::kSass), (Names{"sm_90a", "sm_120"})) << mode;
+    EXPECT_EQ(f.Names(ImageKind::kPtx), (Names{"compute_90a"})) << mode;
+    const Compression expected = std::string(mode) == "speed" ? Compression::kLz4 : Compression::kZstd;
+    for (const Image& image : f.images) EXPECT_EQ(image.compression, expected) << mode << " " << image.name();
+    EXPECT_EQ(Verdict(f, "sm_121"), "native sm_120") << mode;
+    EXPECT_EQ(Verdict(f, "sm_90"), "native sm_90a") << mode;
+  }
+}
+
+TEST(NvccFixtures, InspectingPayloadsFindsTheVariantWhenTheHeaderLacksIt) {
+  REQUIRE_NVCC();
+  // Clear the entry headers' a bit, as toolkits before CUDA 13 left it: the variant must then
+  // come from inside the (LZ4-compressed) payloads, the ELF's .nv.compat and the PTX .target.
+  const std::string path = SharedObject("compressed-speed",
+      "-Xfatbin=-compress-all -gencode arch=compute_90a,code=[sm_90a,compute_90a] "
+      "-gencode arch=compute_120,code=sm_120 --compress-mode=speed");
+  std::ifstream in(path, std::ios::binary);
+  std::vector<uint8_t> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  std::vector<std::string> warnings;
+  int cleared = 0;
+  for (const Fatbin& fatbin : ParseFatbinSequence(bytes, warnings)) {
+    for (const FatbinEntry& e : fatbin.entries) {
+      uint64_t flags = 0;
+      std::memcpy(&flags, bytes.data() + e.header_offset + 40, 8);
+      cleared += (flags & kFlagArchSpecific) != 0;
+      flags &= ~uint64_t{kFlagArchSpecific};
+      std::memcpy(bytes.data() + e.header_offset + 40, &flags, 8);
+    }
+  }
+  EXPECT_GE(cleared, 2);  // sm_90a SASS and PTX, plus the device-link stub's sm_90a image
+  Result<BinaryFile> inspected = ReadBinaryBytes(bytes, path);
+  ASSERT_TRUE(inspected.ok());
+  EXPECT_EQ(inspected->Names(ImageKind::kSass), (Names{"sm_90a", "sm_120"}));
+  EXPECT_EQ(inspected->Names(ImageKind::kPtx), (Names{"compute_90a"}));
+  Result<BinaryFile> header_only = ReadBinaryBytes(bytes, path, ReadOptions{.inspect_payloads = false});
+  ASSERT_TRUE(header_only.ok());
+  EXPECT_EQ(header_only->Names(ImageKind::kSass), (Names{"sm_90", "sm_120"}));
+}
+
+TEST(NvccFixtures, StandaloneCubinFatbinAndPtxFiles) {
+  REQUIRE_NVCC();
+  EXPECT_EQ(Read(BuildFixture("k120f.cubin", "-cubin -arch sm_120f")).Names(ImageKind::kSass), (Names{"sm_120f"}));
+  EXPECT_EQ(Read(BuildFixture("k90a.cubin", "-cubin -arch sm_90a")).Names(ImageKind::kSass), (Names{"sm_90a"}));
+  EXPECT_EQ(Read(BuildFixture("k100.cubin", "-cubin -arch sm_100")).Names(ImageKind::kSass), (Names{"sm_100"}));
+  BinaryFile fatbin = Read(BuildFixture("k.fatbin", "-fatbin -gencode arch=compute_80,code=[sm_80,compute_80] "
+                                                    "-gencode arch=compute_120a,code=sm_120a"));
+  EXPECT_EQ(fatbin.format, FileFormat::kFatbin);
+  EXPECT_EQ(fatbin.Names(ImageKind::kSass), (Names{"sm_80", "sm_120a"}));
+  EXPECT_EQ(Verdict(fatbin, "sm_121"), "ptx-jit compute_80");
+  BinaryFile ptx = Read(BuildFixture("k.ptx", "-ptx -arch sm_120a"));
+  EXPECT_EQ(ptx.format, FileFormat::kPtx);
+  EXPECT_EQ(ptx.Names(ImageKind::kPtx), (Names{"compute_120a"}));
+  EXPECT_EQ(Verdict(ptx, "sm_120"), "ptx-jit compute_120a");
+  EXPECT_EQ(Verdict(ptx, "sm_121"), "no-image");
+}
+
+TEST(NvccFixtures, RelocatableImagesAreListedButGiveNoCoverage) {
+  REQUIRE_NVCC();
+  // -rdc keeps each object's fatbin in __nv_relfatbin for a later device link; the runtime
+  // loads only the linked sm_80 image from .nv_fatbin.
+  BinaryFile f = Read(SharedObject("rdc", "-rdc=true -gencode arch=compute_80,code=[sm_80,compute_80]"));
+  EXPECT_EQ(f.Names(ImageKind::kPtx, /*include_relocatable=*/true), (Names{"compute_80"}));
+  EXPECT_EQ(f.Names(ImageKind::kPtx, /*include_relocatable=*/false), Names{});
+  EXPECT_EQ(Verdict(f, "sm_86"), "native sm_80");
+  EXPECT_EQ(Verdict(f, "sm_120"), "no-image");
+}
+
+}  // namespace
+}  // namespace archpatch::binary
