@@ -252,9 +252,10 @@ class Lexer {
   // format spec, which may hold nested fields.
   std::optional<Error> ReplacementField(size_t& p, char q, bool triple, int depth) {
     if (depth > kMaxFStringDepth) return Fail("f-string: expressions nested too deeply", p);
+    const size_t open = p - 1;  // the '{'
     int nest = 0;
     while (true) {
-      if (p >= src_.size()) return Fail("f-string: expecting '}'", p);
+      if (p >= src_.size()) return Fail("f-string: expecting '}'", open);
       const char c = src_[p];
       if (NewlineLength(p) > 0) {
         ConsumeNewline(p);
