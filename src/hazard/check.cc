@@ -1,0 +1,193 @@
+#include "hazard/check.h"
+
+#include <algorithm>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include "hazard/branches.h"
+#include "hazard/empty_kernel.h"
+#include "hazard/source.h"
+
+namespace archpatch::hazard {
+namespace {
+
+size_t IndexOf(const std::vector<arch::Arch>& arches, const arch::Arch& target) {
+  auto it = std::find(arches.begin(), arches.end(), target);
+  return it == arches.end() ? arches.size() : static_cast<size_t>(it - arches.begin());
+}
+
+std::vector<std::string> NamesWhere(const std::vector<arch::Arch>& arches, const std::vector<Tri>& values, Tri v) {
+  std::vector<std::string> out;
+  for (size_t i = 0; i < arches.size() && i < values.size(); ++i) {
+    if (values[i] == v) out.push_back(arches[i].name());
+  }
+  return out;
+}
+
+// "sm_90, sm_90a, sm_100 and 9 more": short enough for one line of human output.
+std::string ShortList(const std::vector<std::string>& names, size_t keep = 6) {
+  if (names.size() <= keep) return fmt::format("{}", fmt::join(names, ", "));
+  std::vector<std::string> head(names.begin(), names.begin() + keep);
+  return fmt::format("{} and {} more", fmt::join(head, ", "), names.size() - keep);
+}
+
+// A gate the target is kept out of: false there, true or unknown somewhere else.
+bool KeepsTargetOut(const Branch& b, size_t target) {
+  if (target >= b.verdict.size() || b.verdict[target] != Tri::kFalse) return false;
+  return std::any_of(b.verdict.begin(), b.verdict.end(), [](Tri t) { return t != Tri::kFalse; });
+}
+
+nlohmann::ordered_json UseJson(const FeatureUse& u) {
+  nlohmann::ordered_json j;
+  j["feature"] = u.feature->id;
+  j["what"] = u.feature->what;
+  j["found"] = u.found;
+  j["line"] = u.line;
+  if (!u.via.empty()) j["via"] = u.via;
+  j["arches"] = u.feature->ArchNames();
+  j["source"] = u.feature->source;
+  return j;
+}
+
+Finding EmptyKernelFinding(const std::string& path, const KernelBody& k, const std::vector<Branch>& branches,
+                           const std::vector<GateHazard>& gates, const CheckOptions& o) {
+  Finding f;
+  f.file = path;
+  f.line = k.line;
+  f.column = k.column;
+  f.kind = "empty-kernel";
+  f.severity = Severity::kError;
+  f.text = k.name;
+  f.scope = k.name;
+  f.span = {k.body_begin, k.body_end};
+  for (size_t i = 0; i < o.arches.size(); ++i) f.verdict.push_back({o.arches[i].name(), k.has_code[i]});
+  const std::string target = o.target.name();
+  f.summary = fmt::format(
+      "On {} this kernel compiles to an empty body: it would run and return garbage without an error", target);
+  f.details["kernel"] = k.name;
+  f.details["target"] = target;
+  f.details["empty_on"] = NamesWhere(o.arches, k.has_code, Tri::kFalse);
+  f.details["real_body_on"] = NamesWhere(o.arches, k.has_code, Tri::kTrue);
+  nlohmann::ordered_json gate_list = nlohmann::ordered_json::array();
+  for (int g : k.gates) {
+    const Branch& b = branches[g];
+    nlohmann::ordered_json j;
+    j["line"] = b.line;
+    j["directive"] = b.directive;
+    j["condition"] = b.condition;
+    for (const GateHazard& h : gates) {
+      if (h.condition_span.begin == b.condition_begin) j["widen"] = WidenJson(h.widen, o.target);
+    }
+    gate_list.push_back(j);
+  }
+  f.details["gates"] = gate_list;
+  return f;
+}
+
+}  // namespace
+
+nlohmann::ordered_json WidenJson(const Classification& c, const arch::Arch& target) {
+  nlohmann::ordered_json j;
+  j["widen"] = SafetyName(c.safety);
+  j["target"] = target.name();
+  nlohmann::ordered_json needs = nlohmann::ordered_json::array();
+  for (const FeatureUse& u : c.missing) needs.push_back(UseJson(u));
+  j["needs"] = needs;
+  nlohmann::ordered_json uses = nlohmann::ordered_json::array();
+  for (const FeatureUse& u : c.uses) uses.push_back(UseJson(u));
+  j["uses"] = uses;
+  j["unseen_calls"] = c.unseen_calls;
+  if (c.target_variant_hint) j["available_on_variant"] = arch::Arch{target.major, target.minor, arch::Variant::kArchSpecific}.name();
+  return j;
+}
+
+std::string WidenSentence(const Classification& c, const arch::Arch& target) {
+  const std::string t = target.name();
+  switch (c.safety) {
+    case Safety::kUnsafe: {
+      const FeatureUse& u = c.missing.front();
+      std::string s = fmt::format(
+          "Widening this gate to {} is unsafe: the block uses {} ('{}', {}), which exists only on {}", t,
+          u.feature->id, u.found, u.feature->what, ShortList(u.feature->ArchNames()));
+      if (c.missing.size() > 1) s += fmt::format(" (and {} more such features)", c.missing.size() - 1);
+      if (c.target_variant_hint) {
+        s += fmt::format("; it would work if the code is compiled for {} instead of {}",
+                         arch::Arch{target.major, target.minor, arch::Variant::kArchSpecific}.name(), t);
+      }
+      return s + ".";
+    }
+    case Safety::kUnknown:
+      return fmt::format("Widening this gate to {} may or may not be safe: the block calls code archpatch cannot "
+                         "see ({}); check it by hand or prove it with 'archpatch apply --verify'.",
+                         t, ShortList(c.unseen_calls, 4));
+    case Safety::kSafe:
+      if (c.uses.empty()) return fmt::format("Widening this gate to {} looks safe: the block uses no arch-specific instruction.", t);
+      return fmt::format("Widening this gate to {} looks safe: what the block needs ({}) exists on {}.", t,
+                         c.uses.front().feature->id, t);
+  }
+  return "";
+}
+
+Result<FileHazards> CheckFile(const std::string& path, std::string_view contents, const CheckOptions& o) {
+  const FeatureTable& table = o.features ? *o.features : DefaultFeatures();
+  Result<ParsedSource> host = Parse(path, contents);
+  if (!host) return host.error();
+  const std::vector<Branch> branches = FindBranches(contents, host->tokens, o.arches, o.env);
+  const size_t target = IndexOf(o.arches, o.target);
+  FileHazards out;
+  for (const Branch& b : branches) {
+    if (!KeepsTargetOut(b, target)) continue;
+    GateHazard g;
+    g.line = b.line;
+    g.column = b.column;
+    g.directive = b.directive;
+    g.condition = b.condition;
+    g.condition_span = {b.condition_begin, b.condition_end};
+    g.block = {b.body_begin, b.body_end};
+    g.first_line = LineOf(contents, b.body_begin);
+    g.last_line = LineOf(contents, b.body_end) - 1;
+    g.verdict = b.verdict;
+    g.widen = ClassifyBlock(*host, contents, b.body_begin, b.body_end, o.target, table);
+    out.gates.push_back(std::move(g));
+  }
+  for (const KernelBody& k : AnalyzeKernels(path, contents, *host, branches, o.arches)) {
+    if (target >= k.has_code.size() || k.has_code[target] != Tri::kFalse) continue;
+    if (std::none_of(k.has_code.begin(), k.has_code.end(), [](Tri t) { return t == Tri::kTrue; })) continue;
+    out.empty_kernels.push_back(EmptyKernelFinding(path, k, branches, out.gates, o));
+  }
+  return out;
+}
+
+void AnnotateGateFindings(std::vector<Finding>& findings, const FileHazards& hazards, const arch::Arch& target) {
+  for (Finding& f : findings) {
+    if (f.kind != "cuda-gate") continue;
+    for (const GateHazard& g : hazards.gates) {
+      if (g.condition_span.begin != f.span.begin) continue;
+      const nlohmann::ordered_json widen = WidenJson(g.widen, target);
+      for (const auto& [key, value] : widen.items()) f.details[key] = value;
+      f.details["widen_reason"] = WidenSentence(g.widen, target);
+    }
+  }
+}
+
+std::vector<std::string> ExplainLines(const Finding& f) {
+  std::vector<std::string> out;
+  const auto& d = f.details;
+  if (f.kind == "empty-kernel") {
+    out.push_back(f.summary + ".");
+    out.push_back(fmt::format("It has a real body on {}.", ShortList(d.value("real_body_on", std::vector<std::string>{}))));
+    for (const auto& g : d.value("gates", nlohmann::ordered_json::array())) {
+      std::string line = fmt::format("The body is switched off by '#{} {}' at line {}", g.value("directive", "if"),
+                                     g.value("condition", ""), g.value("line", 0));
+      if (g.contains("widen")) line += fmt::format(" ({})", g["widen"].value("widen", "unknown"));
+      out.push_back(line + ".");
+    }
+    out.push_back("Widen the CUDA gate too (not only the Python one), or keep the target off this kernel.");
+    return out;
+  }
+  if (d.contains("widen_reason")) out.push_back(d.value("widen_reason", ""));
+  return out;
+}
+
+}  // namespace archpatch::hazard

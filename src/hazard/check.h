@@ -1,0 +1,65 @@
+// The hazard checks of one CUDA/C++ file for a target arch, as `archpatch audit` runs them:
+// kernels that compile to an empty body on the target (finding kind "empty-kernel", severity
+// error), and for every gate that keeps code off the target, whether widening it would be safe
+// (widen-safe / widen-unsafe / unknown, with the instructions and arches behind the answer).
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "arch/arch.h"
+#include "cuda/macro_env.h"
+#include "hazard/classify.h"
+#include "hazard/features.h"
+#include "report/finding.h"
+#include "util/result.h"
+
+namespace archpatch::hazard {
+
+struct CheckOptions {
+  arch::Arch target;
+  std::vector<arch::Arch> arches = arch::AllArches();
+  cuda::MacroEnv env;
+  const FeatureTable* features = nullptr;  // nullptr: DefaultFeatures()
+};
+
+// A gate (one #if/#elif/#else branch) that is false on the target and true or unknown on another
+// arch, with what widening it would mean.
+struct GateHazard {
+  int line = 0, column = 0;     // of the '#'
+  std::string directive;        // "if", "elif", ...
+  std::string condition;        // as written
+  ByteSpan condition_span;
+  ByteSpan block;               // the guarded bytes
+  int first_line = 0, last_line = 0;
+  std::vector<Tri> verdict;     // effective, per arch of CheckOptions::arches
+  Classification widen;
+};
+
+struct FileHazards {
+  std::vector<Finding> empty_kernels;  // kind "empty-kernel"
+  std::vector<GateHazard> gates;
+};
+
+// Runs both checks. Errors only when libclang cannot read the file at all.
+Result<FileHazards> CheckFile(const std::string& path, std::string_view contents, const CheckOptions& options);
+
+// Adds the widen verdict to the cuda-gate findings of the same file (matched by the condition's
+// byte span): details "widen" (widen-safe | widen-unsafe | unknown), "needs", "unseen_calls",
+// "target"; an unsafe gate gets one more summary sentence.
+void AnnotateGateFindings(std::vector<Finding>& findings, const FileHazards& hazards, const arch::Arch& target);
+
+// The JSON the "widen" fields hold (docs/hazards.md).
+nlohmann::ordered_json WidenJson(const Classification& c, const arch::Arch& target);
+
+// One plain-words paragraph (lines without trailing newline) explaining a finding that carries
+// hazard details (empty-kernel, or a cuda-gate annotated above); empty for other findings.
+std::vector<std::string> ExplainLines(const Finding& finding);
+
+// "On sm_120 this gate cannot simply be widened: ..." one sentence for a classification.
+std::string WidenSentence(const Classification& c, const arch::Arch& target);
+
+}  // namespace archpatch::hazard

@@ -1,0 +1,225 @@
+// The hazard checks over tests/fixtures/hazard/tree, whose files carry their expectations inline:
+//   // expect: empty-kernel sm_120              on a kernel's line
+//   // expect: widen-unsafe sm_120 FEATURE      on a gate's line (also widen-safe, unknown)
+// Every finding must be expected and every expectation found.
+#include "hazard/check.h"
+
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <regex>
+#include <sstream>
+
+#include <gtest/gtest.h>
+
+namespace archpatch::hazard {
+namespace {
+
+namespace fs = std::filesystem;
+
+const fs::path kTree = fs::path(ARCHPATCH_SOURCE_DIR) / "tests/fixtures/hazard/tree";
+
+std::string Read(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+const FeatureTable& Table() {
+  static const FeatureTable t = *LoadFeatures(std::string(ARCHPATCH_SOURCE_DIR) + "/rules/features.yaml");
+  return t;
+}
+
+// line -> "empty-kernel" | "widen-unsafe wgmma" | "widen-safe" | "unknown", for one target.
+std::map<int, std::string> Expectations(const std::string& contents, const std::string& target) {
+  std::map<int, std::string> out;
+  std::istringstream in(contents);
+  std::string line;
+  const std::regex expect(R"(// expect: ([a-z-]+) (sm_\w+)(?: (\S+))?)");
+  for (int n = 1; std::getline(in, line); ++n) {
+    std::smatch m;
+    if (!std::regex_search(line, m, expect) || m[2] != target) continue;
+    out[n] = m[1].str() + (m[3].matched ? " " + m[3].str() : "");
+  }
+  return out;
+}
+
+std::map<int, std::string> Actual(const FileHazards& h) {
+  std::map<int, std::string> out;
+  for (const Finding& f : h.empty_kernels) out[f.line] = "empty-kernel";
+  for (const GateHazard& g : h.gates) {
+    std::string s(SafetyName(g.widen.safety));
+    if (g.widen.safety == Safety::kUnsafe) s += " " + g.widen.missing.front().feature->id;
+    out[g.line] = s;
+  }
+  return out;
+}
+
+class FixtureTest : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(FixtureTest, FindingsMatchTheInlineExpectations) {
+  const fs::path path = kTree / GetParam();
+  const std::string contents = Read(path);
+  CheckOptions o;
+  o.target = *arch::ParseArch("sm_120");
+  o.features = &Table();
+  o.env.undef_unknown = true;
+  Result<FileHazards> h = CheckFile(GetParam(), contents, o);
+  ASSERT_TRUE(h.ok()) << h.error().str();
+  EXPECT_EQ(Actual(*h), Expectations(contents, "sm_120"));
+}
+
+INSTANTIATE_TEST_SUITE_P(Tree, FixtureTest,
+                         ::testing::Values("pkg/include/allreduce_fusion.cuh", "pkg/include/hopper_gemm.cuh",
+                                           "pkg/include/blackwell_mma.cuh", "pkg/include/pdl.cuh",
+                                           "pkg/include/unknown.cuh", "pkg/csrc/allreduce_fusion.cu"),
+                         [](const auto& info) {
+                           std::string n = fs::path(info.param).filename().string();
+                           for (char& c : n) if (!isalnum(static_cast<unsigned char>(c))) c = '_';
+                           return n;
+                         });
+
+FileHazards CheckText(const std::string& text, const char* target = "sm_120") {
+  CheckOptions o;
+  o.target = *arch::ParseArch(target);
+  o.features = &Table();
+  o.env.undef_unknown = true;
+  Result<FileHazards> h = CheckFile("t.cu", text, o);
+  EXPECT_TRUE(h.ok());
+  return h.ok() ? *h : FileHazards{};
+}
+
+TEST(EmptyKernel, TheFindingSaysWhereTheKernelHasARealBody) {
+  FileHazards h = CheckText(Read(kTree / "pkg/include/allreduce_fusion.cuh"));
+  ASSERT_EQ(h.empty_kernels.size(), 1u);
+  const Finding& f = h.empty_kernels[0];
+  EXPECT_EQ(f.kind, "empty-kernel");
+  EXPECT_EQ(f.severity, Severity::kError);
+  EXPECT_EQ(f.text, "allreduce_fusion_kernel");
+  EXPECT_EQ(f.VerdictFor("sm_120"), Tri::kFalse);
+  EXPECT_EQ(f.VerdictFor("sm_121"), Tri::kFalse);
+  EXPECT_EQ(f.VerdictFor("sm_90"), Tri::kTrue);
+  EXPECT_EQ(f.VerdictFor("sm_100a"), Tri::kTrue);
+  EXPECT_EQ(f.VerdictFor("sm_80"), Tri::kFalse);
+  EXPECT_EQ(f.summary,
+            "On sm_120 this kernel compiles to an empty body: it would run and return garbage without an error");
+  EXPECT_EQ(f.details["gates"][0]["widen"]["widen"], "widen-safe");
+}
+
+TEST(EmptyKernel, DeclarationsAndReturnsAloneStillCountAsEmpty) {
+  FileHazards h = CheckText(R"(
+__global__ void k(float* out) {
+  int i = threadIdx.x;
+  if (i > 1000) return;
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900 && __CUDA_ARCH__ < 1200
+  out[i] = 1.f;
+#endif
+  return;
+}
+)");
+  // `if (...) return;` is real code (a branch), so this kernel is not empty; without it, it is.
+  EXPECT_TRUE(h.empty_kernels.empty());
+  h = CheckText(R"(
+__global__ void k(float* out) {
+  int i = threadIdx.x;
+  float scale = 2.f;
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900 && __CUDA_ARCH__ < 1200
+  out[i] = scale;
+#endif
+  return;
+}
+)");
+  ASSERT_EQ(h.empty_kernels.size(), 1u);
+  EXPECT_EQ(h.empty_kernels[0].line, 2);
+}
+
+TEST(EmptyKernel, AnElseBranchWithCodeIsNotEmpty) {
+  FileHazards h = CheckText(R"(
+__global__ void k(float* out) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900 && __CUDA_ARCH__ < 1200
+  out[0] = 1.f;
+#else
+  __trap();
+#endif
+}
+)");
+  EXPECT_TRUE(h.empty_kernels.empty());
+}
+
+TEST(Classify, PlainTargetIsToldTheArchSpecificVariantWouldDo) {
+  FileHazards h = CheckText(R"(
+__device__ void f(unsigned* d, unsigned a) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 1000 && __CUDA_ARCH__ < 1200
+  asm volatile("mma.sync.aligned.m16n8k32.row.col.kind::mxf8f6f4.block_scale.f32.e4m3.e4m3.f32.ue8m0 {%0}, {%1};" : "=r"(d[0]) : "r"(a));
+#endif
+}
+)");
+  ASSERT_EQ(h.gates.size(), 1u);
+  EXPECT_EQ(h.gates[0].widen.safety, Safety::kUnsafe);
+  EXPECT_TRUE(h.gates[0].widen.target_variant_hint);
+  EXPECT_EQ(WidenSentence(h.gates[0].widen, *arch::ParseArch("sm_120")),
+            "Widening this gate to sm_120 is unsafe: the block uses mma.block_scale "
+            "('mma.sync.aligned.m16n8k32.row.col.kind::mxf8f6f4.block_scale.f32.e4m3.e4m3.f32.ue8m0', "
+            "block-scaled FP4/FP6/FP8 tensor-core MMA of consumer Blackwell (RTX 50xx, RTX PRO 6000, DGX Spark)), "
+            "which exists only on sm_120a, sm_120f, sm_121a, sm_121f; it would work if the code is compiled for "
+            "sm_120a instead of sm_120.");
+  h = CheckText(R"(
+__device__ void f(unsigned* d, unsigned a) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 1000 && __CUDA_ARCH__ < 1200
+  asm volatile("mma.sync.aligned.m16n8k32.row.col.kind::mxf8f6f4.block_scale.f32.e4m3.e4m3.f32.ue8m0 {%0}, {%1};" : "=r"(d[0]) : "r"(a));
+#endif
+}
+)", "sm_120a");
+  ASSERT_EQ(h.gates.size(), 1u);
+  EXPECT_EQ(h.gates[0].widen.safety, Safety::kSafe);
+}
+
+TEST(Classify, CommentsAndStringsOutsideAsmDoNotCount) {
+  FileHazards h = CheckText(R"(
+__device__ void f(float* x) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900 && __CUDA_ARCH__ < 1200
+  // the SM90 path used wgmma.mma_async here once
+  /* tcgen05.mma */
+  x[0] = 1.f;
+#endif
+}
+)");
+  ASSERT_EQ(h.gates.size(), 1u);
+  EXPECT_EQ(h.gates[0].widen.safety, Safety::kSafe);
+  EXPECT_TRUE(h.gates[0].widen.uses.empty());
+}
+
+TEST(Classify, InstructionsInAHelperOfTheSameFileAreFollowed) {
+  FileHazards h = CheckText(R"(
+__device__ inline void issue(unsigned t) { asm volatile("tcgen05.commit.cta_group::1.mbarrier::arrive::one.b64 [%0];" :: "r"(t)); }
+#define ISSUE_TWICE(t) do { issue(t); issue(t); } while (0)
+__device__ void f(unsigned t) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 1000 && __CUDA_ARCH__ < 1200
+  ISSUE_TWICE(t);
+#endif
+}
+)");
+  ASSERT_EQ(h.gates.size(), 1u);
+  ASSERT_EQ(h.gates[0].widen.safety, Safety::kUnsafe);
+  EXPECT_EQ(h.gates[0].widen.missing[0].feature->id, "tcgen05");
+  EXPECT_EQ(h.gates[0].widen.missing[0].via, "issue");
+}
+
+TEST(Annotate, CudaGateFindingsGetTheWidenVerdictBySpan) {
+  const std::string text = Read(kTree / "pkg/include/blackwell_mma.cuh");
+  FileHazards h = CheckText(text);
+  ASSERT_EQ(h.gates.size(), 1u);
+  Finding gate;
+  gate.kind = "cuda-gate";
+  gate.span = h.gates[0].condition_span;
+  std::vector<Finding> findings = {gate};
+  AnnotateGateFindings(findings, h, *arch::ParseArch("sm_120"));
+  EXPECT_EQ(findings[0].details["widen"], "widen-unsafe");
+  EXPECT_EQ(findings[0].details["needs"][0]["feature"], "tcgen05");
+  EXPECT_EQ(findings[0].details["needs"][0]["arches"][0], "sm_100a");
+  EXPECT_FALSE(ExplainLines(findings[0]).empty());
+}
+
+}  // namespace
+}  // namespace archpatch::hazard

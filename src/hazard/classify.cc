@@ -1,0 +1,202 @@
+#include "hazard/classify.h"
+
+#include "hazard/branches.h"
+
+#include <algorithm>
+#include <deque>
+#include <set>
+
+namespace archpatch::hazard {
+namespace {
+
+// Keywords after which `name(` declares a variable (`int x(3)`, `Foo x(y)`) rather than calling.
+const std::set<std::string_view> kTypeKeywords = {
+    "int", "unsigned", "signed", "long", "short", "char", "float", "double", "bool", "auto",
+    "void", "const", "volatile", "constexpr", "static", "register", "wchar_t"};
+
+bool IsStringLiteral(const Token& t) {
+  if (t.kind != Token::Kind::kLiteral) return false;
+  const size_t quote = t.spelling.find('"');
+  return quote != std::string::npos && quote <= 3;
+}
+
+// The index of the '(' that makes tokens[i] a call (`f(`, `f<T, 2>(`), or 0 when it is not one.
+size_t CallParen(const std::vector<Token>& tokens, size_t i) {
+  size_t j = i + 1;
+  if (j < tokens.size() && tokens[j].spelling == "<") {
+    int depth = 0;
+    for (; j < tokens.size() && j < i + 64; ++j) {
+      const std::string& s = tokens[j].spelling;
+      if (s == ";" || s == "{" || s == "}") return 0;
+      if (s == "<") ++depth;
+      if (s == ">") --depth;
+      if (s == ">>") depth -= 2;
+      if (depth <= 0) break;
+    }
+    ++j;
+  }
+  return j < tokens.size() && tokens[j].spelling == "(" ? j : 0;
+}
+
+bool LooksLikeDeclaration(const std::vector<Token>& tokens, size_t i) {
+  if (i == 0) return false;
+  const Token& prev = tokens[i - 1];
+  if (prev.kind == Token::Kind::kIdentifier) return true;
+  if (prev.kind == Token::Kind::kKeyword) return kTypeKeywords.count(prev.spelling) > 0;
+  return prev.spelling == ">" || prev.spelling == "*" || prev.spelling == "&";
+}
+
+struct Scope {
+  size_t begin, end;
+  std::string via;
+  bool macro = false;  // a #define's body: its tokens sit on a directive line and still count
+};
+
+class BlockScanner {
+ public:
+  BlockScanner(const ParsedSource& source, std::string_view contents, const FeatureTable& table)
+      : source_(source), table_(table), mask_(DirectiveTokens(contents, source.tokens)) {}
+
+  void Run(size_t begin, size_t end) {
+    queue_.push_back({begin, end, ""});
+    while (!queue_.empty()) {
+      Scope scope = queue_.front();
+      queue_.pop_front();
+      ScanScope(scope);
+    }
+  }
+
+  std::vector<FeatureUse> uses;
+  std::vector<std::string> unseen;
+
+ private:
+  void ScanScope(const Scope& scope) {
+    const auto& tokens = source_.tokens;
+    auto first = std::lower_bound(tokens.begin(), tokens.end(), scope.begin,
+                                  [](const Token& t, size_t offset) { return t.begin < offset; });
+    for (size_t i = first - tokens.begin(); i < tokens.size() && tokens[i].begin < scope.end; ++i) {
+      if (mask_[i] && !scope.macro) continue;
+      const Token& t = tokens[i];
+      if (IsStringLiteral(t)) {
+        for (const std::string& word : PtxWords(t.spelling)) {
+          if (const Feature* f = table_.MatchPtx(word)) Use(f, word, t, scope.via);
+        }
+      } else if (t.kind == Token::Kind::kIdentifier) {
+        Identifier(i, scope.via);
+      }
+    }
+  }
+
+  void Identifier(size_t i, const std::string& via) {
+    const Token& t = source_.tokens[i];
+    if (const Feature* f = table_.MatchName(t.spelling)) {
+      Use(f, t.spelling, t, via);
+      return;
+    }
+    if (!CallParen(source_.tokens, i) || table_.IsPortable(t.spelling) || source_.types.count(t.spelling) ||
+        LooksLikeDeclaration(source_.tokens, i)) {
+      return;
+    }
+    if (Follow(t.spelling)) return;
+    if (std::find(unseen.begin(), unseen.end(), t.spelling) == unseen.end()) unseen.push_back(t.spelling);
+  }
+
+  // Queues the bodies of the same-file functions and macros named `name`; false if there are none.
+  bool Follow(const std::string& name) {
+    bool found = false;
+    for (const FunctionDef& f : source_.functions) {
+      if (f.name != name) continue;
+      found = true;
+      if (visited_.insert(name + "@" + std::to_string(f.body_begin)).second) {
+        queue_.push_back({f.body_begin, f.body_end, name});
+      }
+    }
+    if (auto it = source_.macros.find(name); it != source_.macros.end()) {
+      found = true;
+      if (visited_.insert("#" + name).second) queue_.push_back({it->second.first, it->second.second, name, true});
+    }
+    return found;
+  }
+
+  void Use(const Feature* f, const std::string& found, const Token& t, const std::string& via) {
+    for (const FeatureUse& u : uses) {
+      if (u.feature == f) return;  // one use per feature is enough to explain the verdict
+    }
+    uses.push_back({f, found, t.line, t.column, via});
+  }
+
+  const ParsedSource& source_;
+  const FeatureTable& table_;
+  std::vector<bool> mask_;
+  std::deque<Scope> queue_;
+  std::set<std::string> visited_;
+};
+
+}  // namespace
+
+std::string_view SafetyName(Safety s) {
+  switch (s) {
+    case Safety::kSafe: return "widen-safe";
+    case Safety::kUnsafe: return "widen-unsafe";
+    case Safety::kUnknown: return "unknown";
+  }
+  return "unknown";
+}
+
+std::vector<std::string> PtxWords(std::string_view literal) {
+  // Drop an encoding prefix, the quotes, and a raw string's delimiters.
+  const size_t quote = literal.find('"');
+  if (quote == std::string_view::npos) return {};
+  const bool raw = quote > 0 && literal[quote - 1] == 'R';
+  std::string_view body = literal.substr(quote + 1);
+  if (!body.empty() && body.back() == '"') body.remove_suffix(1);
+  if (raw) {
+    const size_t open = body.find('(');
+    const size_t close = body.rfind(')');
+    if (open != std::string_view::npos && close != std::string_view::npos && close > open) {
+      body = body.substr(open + 1, close - open - 1);
+    }
+  }
+  std::vector<std::string> words;
+  std::string word;
+  auto flush = [&] {
+    if (!word.empty()) words.push_back(word);
+    word.clear();
+  };
+  for (size_t i = 0; i < body.size(); ++i) {
+    char c = body[i];
+    if (!raw && c == '\\' && i + 1 < body.size()) {  // \n, \t, \" separate words
+      ++i;
+      flush();
+      continue;
+    }
+    if (c == ' ' || c == '\t' || c == '\n' || c == ';' || c == '{' || c == '}' || c == ',') {
+      flush();
+    } else {
+      word += c;
+    }
+  }
+  flush();
+  return words;
+}
+
+Classification ClassifyBlock(const ParsedSource& source, std::string_view contents, size_t begin,
+                             size_t end, const arch::Arch& target, const FeatureTable& table) {
+  BlockScanner scanner(source, contents, table);
+  scanner.Run(begin, end);
+  Classification c;
+  c.uses = std::move(scanner.uses);
+  c.unseen_calls = std::move(scanner.unseen);
+  const arch::Arch specific{target.major, target.minor, arch::Variant::kArchSpecific};
+  bool hint = target.variant != arch::Variant::kArchSpecific && arch::IsKnown(specific);
+  for (const FeatureUse& u : c.uses) {
+    if (u.feature->AvailableOn(target)) continue;
+    c.missing.push_back(u);
+    hint = hint && u.feature->AvailableOn(specific);
+  }
+  c.target_variant_hint = !c.missing.empty() && hint;
+  c.safety = !c.missing.empty() ? Safety::kUnsafe : !c.unseen_calls.empty() ? Safety::kUnknown : Safety::kSafe;
+  return c;
+}
+
+}  // namespace archpatch::hazard

@@ -1,0 +1,38 @@
+// Empty kernels: a `__global__` function whose body, for some arch, is nothing but declarations
+// and returns because every statement sits in a preprocessor branch that is false there. Such a
+// kernel launches fine and returns at once: no error, garbage results. FlashInfer's allreduce
+// kernels did exactly that on SM12x once only the Python gate had been widened.
+//
+// libclang's preprocessor evaluates one configuration per parse, so the check groups the arches
+// by which branches inside the kernel's body they take (from the branch verdicts) and parses the
+// file once per group with that arch's device macros; the surviving tokens outside declarations
+// and returns are the kernel's real code.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "arch/arch.h"
+#include "hazard/branches.h"
+#include "hazard/source.h"
+#include "util/result.h"
+#include "util/tri.h"
+
+namespace archpatch::hazard {
+
+struct KernelBody {
+  std::string name;
+  int line = 0, column = 0;
+  size_t body_begin = 0, body_end = 0;
+  std::vector<Tri> has_code;   // per arch: true real code, false empty, unknown can't tell
+  std::vector<int> gates;      // indices of the branches inside the body
+};
+
+// Every kernel of the file (as the host parse `host` sees them) with its per-arch verdict.
+// `branches` come from FindBranches over the same arches.
+std::vector<KernelBody> AnalyzeKernels(const std::string& path, std::string_view contents,
+                                       const ParsedSource& host, const std::vector<Branch>& branches,
+                                       const std::vector<arch::Arch>& arches);
+
+}  // namespace archpatch::hazard

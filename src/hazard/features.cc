@@ -1,0 +1,257 @@
+#include "hazard/features.h"
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <sstream>
+
+#include <fmt/format.h>
+#include <unistd.h>
+#include <yaml-cpp/yaml.h>
+
+namespace archpatch::hazard {
+namespace {
+
+namespace fs = std::filesystem;
+
+Error At(const std::string& path, const YAML::Node& node, const std::string& message) {
+  const YAML::Mark mark = node.Mark();
+  return Error{message, {path, mark.line + 1, mark.column + 1}};
+}
+
+Result<std::vector<std::string>> StringList(const std::string& path, const YAML::Node& node,
+                                            const std::string& key) {
+  if (!node.IsSequence()) return At(path, node, fmt::format("'{}' must be a list of strings", key));
+  std::vector<std::string> out;
+  for (const YAML::Node& item : node) {
+    if (!item.IsScalar()) return At(path, item, fmt::format("'{}' must be a list of strings", key));
+    out.push_back(item.as<std::string>());
+  }
+  return out;
+}
+
+// Whether the spec names at least one arch of the table, and is well formed.
+bool ValidSpec(std::string_view spec) {
+  for (const arch::Arch& a : arch::AllArches()) {
+    if (ArchSpecMatches(spec, a)) return true;
+  }
+  return false;
+}
+
+// The glob's literal characters: "SM90_TMA_LOAD*" is more specific than "SM90_TMA_*".
+size_t Specificity(std::string_view glob) {
+  size_t n = 0;
+  for (char c : glob) n += c != '*' && c != '?';
+  return n;
+}
+
+// Of the features whose globs match, the one the fewest arches have (the one a target is most
+// likely to lack: "mma.sync...kind::mxf8f6f4.block_scale..." is block-scaled MMA before it is FP8
+// MMA); on a tie the more specific glob ("cp.async.bulk.tensor.*" over "cp.async.bulk.*").
+const Feature* BestMatch(const std::vector<Feature>& features, std::string_view text,
+                         std::vector<std::string> Feature::*globs) {
+  const Feature* best = nullptr;
+  size_t best_arches = 0, best_score = 0;
+  for (const Feature& f : features) {
+    for (const std::string& g : f.*globs) {
+      if (!GlobMatch(g, text)) continue;
+      const size_t arches = f.ArchNames().size(), score = Specificity(g);
+      if (!best || arches < best_arches || (arches == best_arches && score > best_score)) {
+        best = &f;
+        best_arches = arches;
+        best_score = score;
+      }
+    }
+  }
+  return best;
+}
+
+Result<Feature> ParseFeature(const std::string& path, const YAML::Node& node) {
+  static const std::set<std::string> kKeys = {"id", "what", "ptx", "names", "arches", "source"};
+  if (!node.IsMap()) return At(path, node, "each feature must be a mapping");
+  Feature f;
+  f.line = node.Mark().line + 1;
+  for (const auto& kv : node) {
+    const std::string key = kv.first.as<std::string>();
+    if (!kKeys.count(key)) return At(path, kv.first, fmt::format("unknown key '{}' in a feature", key));
+    if (key == "id" || key == "what" || key == "source") {
+      if (!kv.second.IsScalar()) return At(path, kv.second, fmt::format("'{}' must be a string", key));
+      (key == "id" ? f.id : key == "what" ? f.what : f.source) = kv.second.as<std::string>();
+      continue;
+    }
+    Result<std::vector<std::string>> list = StringList(path, kv.second, key);
+    if (!list) return list.error();
+    (key == "ptx" ? f.ptx : key == "names" ? f.names : f.arches) = std::move(*list);
+  }
+  if (f.id.empty()) return At(path, node, "a feature needs an 'id'");
+  if (f.source.empty()) return At(path, node, fmt::format("feature '{}' has no 'source'", f.id));
+  if (f.arches.empty()) return At(path, node, fmt::format("feature '{}' has no 'arches'", f.id));
+  if (f.ptx.empty() && f.names.empty()) {
+    return At(path, node, fmt::format("feature '{}' needs 'ptx' or 'names' to be found by", f.id));
+  }
+  for (const std::string& spec : f.arches) {
+    if (!ValidSpec(spec)) {
+      return At(path, node["arches"], fmt::format("feature '{}': '{}' names no arch of the table "
+                                                  "(write sm_90a, sm_100f or sm_90+)", f.id, spec));
+    }
+  }
+  return f;
+}
+
+Status ParsePortable(const std::string& path, const YAML::Node& node, FeatureTable& table) {
+  if (!node.IsMap()) return At(path, node, "'portable' must be a mapping with 'names' and 'source'");
+  for (const auto& kv : node) {
+    const std::string key = kv.first.as<std::string>();
+    if (key == "source" && kv.second.IsScalar()) {
+      table.portable_source = kv.second.as<std::string>();
+    } else if (key == "names") {
+      Result<std::vector<std::string>> list = StringList(path, kv.second, key);
+      if (!list) return list.error();
+      table.portable = std::move(*list);
+    } else {
+      return At(path, kv.first, fmt::format("unknown key '{}' in 'portable'", key));
+    }
+  }
+  if (table.portable_source.empty()) return At(path, node, "'portable' has no 'source'");
+  return Ok{};
+}
+
+std::vector<fs::path> Candidates() {
+  std::vector<fs::path> out;
+  if (const char* env = std::getenv("ARCHPATCH_FEATURES")) out.emplace_back(env);
+  std::error_code ec;
+  fs::path exe = fs::read_symlink("/proc/self/exe", ec);
+  if (!ec) {
+    fs::path dir = exe.parent_path();
+    for (fs::path p : {dir / "rules", dir / ".." / "rules", dir / ".." / "share" / "archpatch" / "rules"}) {
+      out.push_back(p / "features.yaml");
+    }
+  }
+  out.emplace_back("/usr/share/archpatch/rules/features.yaml");
+  return out;
+}
+
+}  // namespace
+
+bool GlobMatch(std::string_view pattern, std::string_view text) {
+  size_t p = 0, t = 0, star = std::string_view::npos, mark = 0;
+  while (t < text.size()) {
+    if (p < pattern.size() && (pattern[p] == '?' || pattern[p] == text[t])) {
+      ++p, ++t;
+    } else if (p < pattern.size() && pattern[p] == '*') {
+      star = p++;
+      mark = t;
+    } else if (star != std::string_view::npos) {
+      p = star + 1;
+      t = ++mark;
+    } else {
+      return false;
+    }
+  }
+  while (p < pattern.size() && pattern[p] == '*') ++p;
+  return p == pattern.size();
+}
+
+bool ArchSpecMatches(std::string_view spec, const arch::Arch& a) {
+  if (spec.size() < 4 || spec.substr(0, 3) != "sm_") return false;
+  std::string_view rest = spec.substr(3);
+  char suffix = rest.back();
+  if (suffix == '+' || suffix == 'a' || suffix == 'f') rest.remove_suffix(1);
+  int number = 0;
+  for (char c : rest) {
+    if (c < '0' || c > '9') return false;
+    number = number * 10 + (c - '0');
+  }
+  if (rest.empty()) return false;
+  switch (suffix) {
+    case '+': return a.number() >= number;
+    case 'a': return a.number() == number && a.variant == arch::Variant::kArchSpecific;
+    case 'f':
+      return a.major == number / 10 && a.number() >= number && a.variant != arch::Variant::kPlain;
+    default: return false;  // a plain "sm_90" would read as "exactly sm_90"; ask for sm_90+
+  }
+}
+
+bool Feature::AvailableOn(const arch::Arch& a) const {
+  for (const std::string& spec : arches) {
+    if (ArchSpecMatches(spec, a)) return true;
+  }
+  return false;
+}
+
+std::vector<std::string> Feature::ArchNames() const {
+  std::vector<std::string> out;
+  for (const arch::Arch& a : arch::AllArches()) {
+    if (AvailableOn(a)) out.push_back(a.name());
+  }
+  return out;
+}
+
+const Feature* FeatureTable::MatchPtx(std::string_view word) const {
+  return BestMatch(features, word, &Feature::ptx);
+}
+
+const Feature* FeatureTable::MatchName(std::string_view identifier) const {
+  return BestMatch(features, identifier, &Feature::names);
+}
+
+bool FeatureTable::IsPortable(std::string_view identifier) const {
+  for (const std::string& n : portable) {
+    if (n == identifier) return true;
+  }
+  return false;
+}
+
+Result<FeatureTable> ParseFeatures(std::string_view yaml, const std::string& path) {
+  YAML::Node root;
+  try {
+    root = YAML::Load(std::string(yaml));
+  } catch (const YAML::Exception& e) {
+    return Error{e.msg, {path, e.mark.line + 1, e.mark.column + 1}};
+  }
+  if (!root.IsMap()) return Error{"the features table must be a mapping with 'features'", {path, 1, 1}};
+  FeatureTable table;
+  for (const auto& kv : root) {
+    const std::string key = kv.first.as<std::string>();
+    if (key == "features") {
+      if (!kv.second.IsSequence()) return At(path, kv.second, "'features' must be a list");
+      for (const YAML::Node& node : kv.second) {
+        Result<Feature> f = ParseFeature(path, node);
+        if (!f) return f.error();
+        table.features.push_back(std::move(*f));
+      }
+    } else if (key == "portable") {
+      Status s = ParsePortable(path, kv.second, table);
+      if (!s) return s.error();
+    } else {
+      return At(path, kv.first, fmt::format("unknown key '{}' (expected 'features' or 'portable')", key));
+    }
+  }
+  if (table.features.empty()) return Error{"the features table lists no feature", {path, 1, 1}};
+  return table;
+}
+
+Result<FeatureTable> LoadFeatures(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return Error{fmt::format("cannot read the features table '{}'", path), {}};
+  std::ostringstream s;
+  s << in.rdbuf();
+  return ParseFeatures(s.str(), path);
+}
+
+const FeatureTable& DefaultFeatures() {
+  static const FeatureTable table = [] {
+    for (const fs::path& p : Candidates()) {
+      std::error_code ec;
+      if (!fs::is_regular_file(p, ec)) continue;
+      Result<FeatureTable> t = LoadFeatures(p.lexically_normal().string());
+      if (!t) throw Fatal(t.error().str());
+      return std::move(*t);
+    }
+    throw Fatal("cannot find rules/features.yaml (set ARCHPATCH_FEATURES to its path)");
+  }();
+  return table;
+}
+
+}  // namespace archpatch::hazard

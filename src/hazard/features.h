@@ -1,0 +1,59 @@
+// The features table (rules/features.yaml): arch-specific PTX instructions, intrinsics, runtime
+// calls and CUTLASS/CuTe atoms, each with the arches that have it and the NVIDIA document that
+// says so. The hazard classifier asks it: does the target arch have what this block uses?
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "arch/arch.h"
+#include "util/result.h"
+
+namespace archpatch::hazard {
+
+struct Feature {
+  std::string id;                   // "wgmma"
+  std::string what;                 // for people: "Hopper warpgroup tensor-core MMA"
+  std::vector<std::string> ptx;     // globs over one PTX instruction word ("wgmma.*")
+  std::vector<std::string> names;   // globs over C++ identifiers ("SM90_64x*", "cudaGridDependencySynchronize")
+  std::vector<std::string> arches;  // specs as written: "sm_90a", "sm_100f", "sm_90+"
+  std::string source;               // the PTX ISA / CUDA guide section it comes from
+  int line = 0;                     // where the entry sits in the YAML (for messages)
+
+  // Whether code compiled for `arch` may use the feature (see ArchSpecMatches).
+  bool AvailableOn(const arch::Arch& arch) const;
+  // The table's arches that have it, in table order.
+  std::vector<std::string> ArchNames() const;
+};
+
+struct FeatureTable {
+  std::vector<Feature> features;
+  std::vector<std::string> portable;  // names every arch of the table has (never "unknown")
+  std::string portable_source;
+
+  // The most specific feature whose ptx glob matches the instruction word, or nullptr.
+  const Feature* MatchPtx(std::string_view word) const;
+  // The most specific feature whose name glob matches the identifier, or nullptr.
+  const Feature* MatchName(std::string_view identifier) const;
+  bool IsPortable(std::string_view identifier) const;
+};
+
+// Parses the YAML text (path only for messages). Strict: unknown keys, a missing `source`, an
+// arch spec that names no arch of the table are errors with file:line:column.
+Result<FeatureTable> ParseFeatures(std::string_view yaml, const std::string& path);
+Result<FeatureTable> LoadFeatures(const std::string& path);
+
+// The table shipped in rules/features.yaml: $ARCHPATCH_FEATURES, else the rules/ folder beside the
+// binary's source tree or install prefix. Fatal when it cannot be found or read.
+const FeatureTable& DefaultFeatures();
+
+// "sm_90+": every arch numbered 90 or more, any variant. "sm_90a": exactly that arch-specific
+// target. "sm_100f": the family: sm_100f and every a/f target of the same major numbered >= 100
+// (an arch-specific target has its family's features).
+bool ArchSpecMatches(std::string_view spec, const arch::Arch& arch);
+
+// Shell-style glob: '*' any run of characters, '?' one character.
+bool GlobMatch(std::string_view pattern, std::string_view text);
+
+}  // namespace archpatch::hazard

@@ -1,0 +1,250 @@
+#include "hazard/source.h"
+
+#include <algorithm>
+#include <memory>
+#include <tuple>
+
+#include <clang-c/Index.h>
+#include <fmt/format.h>
+#include <spdlog/spdlog.h>
+
+namespace archpatch::hazard {
+namespace {
+
+// The CUDA keywords come from cuda_runtime.h, which a standalone parse does not read; these
+// are what its host_defines.h expands them to, so libclang still sees CUDAGlobalAttr & co.
+const char* const kCudaKeywordDefines[] = {
+    "-D__global__=__attribute__((global))",
+    "-D__device__=__attribute__((device))",
+    "-D__host__=__attribute__((host))",
+    "-D__shared__=__attribute__((shared))",
+    "-D__constant__=__attribute__((constant))",
+    "-D__managed__=__attribute__((managed))",
+    "-D__forceinline__=__inline__ __attribute__((always_inline))",
+    "-D__noinline__=__attribute__((noinline))",
+    "-D__launch_bounds__(...)=__attribute__((launch_bounds(__VA_ARGS__)))",
+    "-D__grid_constant__=",
+};
+
+std::string ToString(CXString s) {
+  const char* c = clang_getCString(s);
+  std::string out = c ? c : "";
+  clang_disposeString(s);
+  return out;
+}
+
+size_t OffsetOf(CXSourceLocation loc) {
+  unsigned offset = 0;
+  clang_getFileLocation(loc, nullptr, nullptr, nullptr, &offset);
+  return offset;
+}
+
+Token::Kind KindOf(CXTokenKind kind) {
+  switch (kind) {
+    case CXToken_Punctuation: return Token::Kind::kPunctuation;
+    case CXToken_Keyword: return Token::Kind::kKeyword;
+    case CXToken_Identifier: return Token::Kind::kIdentifier;
+    case CXToken_Literal: return Token::Kind::kLiteral;
+    case CXToken_Comment: return Token::Kind::kComment;
+  }
+  return Token::Kind::kPunctuation;
+}
+
+std::vector<Token> AllTokens(CXTranslationUnit tu, CXFile file, size_t size) {
+  CXSourceRange whole = clang_getRange(clang_getLocationForOffset(tu, file, 0),
+                                       clang_getLocationForOffset(tu, file, static_cast<unsigned>(size)));
+  CXToken* raw = nullptr;
+  unsigned count = 0;
+  clang_tokenize(tu, whole, &raw, &count);
+  std::vector<Token> tokens;
+  tokens.reserve(count);
+  for (unsigned i = 0; i < count; ++i) {
+    Token t;
+    t.kind = KindOf(clang_getTokenKind(raw[i]));
+    t.spelling = ToString(clang_getTokenSpelling(tu, raw[i]));
+    CXSourceRange extent = clang_getTokenExtent(tu, raw[i]);
+    unsigned line = 0, column = 0, offset = 0;
+    clang_getFileLocation(clang_getRangeStart(extent), nullptr, &line, &column, &offset);
+    t.begin = offset;
+    t.end = OffsetOf(clang_getRangeEnd(extent));
+    t.line = static_cast<int>(line);
+    t.column = static_cast<int>(column);
+    tokens.push_back(std::move(t));
+  }
+  clang_disposeTokens(tu, raw, count);
+  return tokens;
+}
+
+bool IsFunctionKind(CXCursorKind kind) {
+  return kind == CXCursor_FunctionDecl || kind == CXCursor_FunctionTemplate ||
+         kind == CXCursor_CXXMethod || kind == CXCursor_Constructor;
+}
+
+bool IsTypeKind(CXCursorKind kind) {
+  return kind == CXCursor_StructDecl || kind == CXCursor_ClassDecl || kind == CXCursor_UnionDecl ||
+         kind == CXCursor_EnumDecl || kind == CXCursor_ClassTemplate ||
+         kind == CXCursor_TypedefDecl || kind == CXCursor_TypeAliasDecl ||
+         kind == CXCursor_TemplateTypeParameter || kind == CXCursor_TypeAliasTemplateDecl;
+}
+
+struct Collector {
+  CXFile file;
+  ParsedSource* out;
+};
+
+std::pair<size_t, size_t> ExtentOf(CXCursor cursor) {
+  CXSourceRange r = clang_getCursorExtent(cursor);
+  return {OffsetOf(clang_getRangeStart(r)), OffsetOf(clang_getRangeEnd(r))};
+}
+
+// Collects the declarations, returns and null statements of a compound statement, nested
+// blocks included; anything else is real code and shows up as tokens outside these ranges.
+void CollectTrivial(CXCursor compound, std::vector<std::pair<size_t, size_t>>& out) {
+  clang_visitChildren(
+      compound,
+      [](CXCursor child, CXCursor, CXClientData data) {
+        auto* spans = static_cast<std::vector<std::pair<size_t, size_t>>*>(data);
+        switch (clang_getCursorKind(child)) {
+          case CXCursor_CompoundStmt: CollectTrivial(child, *spans); break;
+          case CXCursor_DeclStmt:
+          case CXCursor_ReturnStmt:
+          case CXCursor_NullStmt: spans->push_back(ExtentOf(child)); break;
+          default: break;
+        }
+        return CXChildVisit_Continue;
+      },
+      &out);
+}
+
+// Finds the body (a CompoundStmt child) and a CUDAGlobalAttr child of a function cursor.
+void DescribeFunction(CXCursor cursor, FunctionDef& def, bool& has_body) {
+  struct Probe {
+    FunctionDef* def;
+    bool* has_body;
+  } probe{&def, &has_body};
+  clang_visitChildren(
+      cursor,
+      [](CXCursor child, CXCursor, CXClientData data) {
+        auto* p = static_cast<Probe*>(data);
+        CXCursorKind kind = clang_getCursorKind(child);
+        if (kind == CXCursor_CUDAGlobalAttr) p->def->is_kernel = true;
+        if (kind == CXCursor_CompoundStmt) {
+          std::tie(p->def->body_begin, p->def->body_end) = ExtentOf(child);
+          CollectTrivial(child, p->def->trivial_statements);
+          *p->has_body = true;
+        }
+        return CXChildVisit_Continue;
+      },
+      &probe);
+}
+
+CXChildVisitResult Visit(CXCursor cursor, CXCursor, CXClientData data) {
+  auto* c = static_cast<Collector*>(data);
+  CXSourceLocation loc = clang_getCursorLocation(cursor);
+  CXFile file = nullptr;
+  unsigned line = 0, column = 0, offset = 0;
+  clang_getFileLocation(loc, &file, &line, &column, &offset);
+  if (!file || !clang_File_isEqual(file, c->file)) return CXChildVisit_Continue;
+  CXCursorKind kind = clang_getCursorKind(cursor);
+  if (kind == CXCursor_MacroDefinition) {
+    if (clang_Cursor_isMacroFunctionLike(cursor)) {
+      CXSourceRange r = clang_getCursorExtent(cursor);
+      c->out->macros[ToString(clang_getCursorSpelling(cursor))] = {OffsetOf(clang_getRangeStart(r)),
+                                                                   OffsetOf(clang_getRangeEnd(r))};
+    }
+    return CXChildVisit_Continue;
+  }
+  if (IsTypeKind(kind)) c->out->types.insert(ToString(clang_getCursorSpelling(cursor)));
+  if (IsFunctionKind(kind)) {
+    FunctionDef def;
+    def.name = ToString(clang_getCursorSpelling(cursor));
+    def.line = static_cast<int>(line);
+    def.column = static_cast<int>(column);
+    bool has_body = false;
+    DescribeFunction(cursor, def, has_body);
+    if (has_body) c->out->functions.push_back(def);
+  }
+  return CXChildVisit_Recurse;
+}
+
+std::vector<std::pair<size_t, size_t>> SkippedRanges(CXTranslationUnit tu, CXFile file) {
+  std::vector<std::pair<size_t, size_t>> out;
+  CXSourceRangeList* list = clang_getSkippedRanges(tu, file);
+  if (!list) return out;
+  for (unsigned i = 0; i < list->count; ++i) {
+    out.emplace_back(OffsetOf(clang_getRangeStart(list->ranges[i])),
+                     OffsetOf(clang_getRangeEnd(list->ranges[i])));
+  }
+  clang_disposeSourceRangeList(list);
+  return out;
+}
+
+}  // namespace
+
+std::string BlankIncludes(std::string_view contents) {
+  std::string out(contents);
+  size_t pos = 0;
+  while (pos < out.size()) {
+    size_t eol = out.find('\n', pos);
+    if (eol == std::string::npos) eol = out.size();
+    size_t i = out.find_first_not_of(" \t", pos);
+    if (i < eol && out[i] == '#') {
+      size_t j = out.find_first_not_of(" \t", i + 1);
+      if (j < eol && out.compare(j, 7, "include") == 0) {
+        for (size_t k = pos; k < eol; ++k) {
+          if (out[k] != '\r') out[k] = ' ';
+        }
+      }
+    }
+    pos = eol + 1;
+  }
+  return out;
+}
+
+int LineOf(std::string_view contents, size_t offset) {
+  offset = std::min(offset, contents.size());
+  return 1 + static_cast<int>(std::count(contents.begin(), contents.begin() + offset, '\n'));
+}
+
+std::vector<std::string> DeviceDefines(const arch::Arch& arch) {
+  std::vector<std::string> out;
+  for (const arch::Macro& m : arch::DeviceMacros(arch)) {
+    out.push_back(m.value.empty() ? m.name : m.name + "=" + m.value);
+  }
+  return out;
+}
+
+Result<ParsedSource> Parse(const std::string& path, std::string_view contents,
+                           const std::vector<std::string>& defines) {
+  const std::string blanked = BlankIncludes(contents);
+  std::vector<std::string> args = {"-x", "cuda", "--cuda-host-only", "-nocudainc", "-nocudalib",
+                                   "-std=c++17", "-Wno-everything"};
+  for (const char* d : kCudaKeywordDefines) args.push_back(d);
+  for (const std::string& d : defines) args.push_back("-D" + d);
+  std::vector<const char*> argv;
+  for (const std::string& a : args) argv.push_back(a.c_str());
+
+  // The unsaved-file name decides the language only through -x; keep the user's path for messages.
+  const std::string name = path.empty() ? "input.cu" : path;
+  CXUnsavedFile unsaved{name.c_str(), blanked.data(), static_cast<unsigned long>(blanked.size())};
+  std::unique_ptr<void, void (*)(void*)> index(clang_createIndex(0, 0), clang_disposeIndex);
+  CXTranslationUnit tu = nullptr;
+  const unsigned options = CXTranslationUnit_DetailedPreprocessingRecord | CXTranslationUnit_KeepGoing;
+  CXErrorCode rc = clang_parseTranslationUnit2(index.get(), name.c_str(), argv.data(),
+                                               static_cast<int>(argv.size()), &unsaved, 1, options, &tu);
+  if (rc != CXError_Success || !tu) {
+    return Error{fmt::format("libclang could not parse the file (error {})", static_cast<int>(rc)),
+                 {path, 0, 0}};
+  }
+  std::unique_ptr<CXTranslationUnitImpl, void (*)(CXTranslationUnit)> guard(tu, clang_disposeTranslationUnit);
+  CXFile file = clang_getFile(tu, name.c_str());
+  ParsedSource out;
+  out.tokens = AllTokens(tu, file, blanked.size());
+  Collector collector{file, &out};
+  clang_visitChildren(clang_getTranslationUnitCursor(tu), Visit, &collector);
+  out.skipped = SkippedRanges(tu, file);
+  spdlog::debug("hazard: parsed {}: {} tokens, {} functions", path, out.tokens.size(), out.functions.size());
+  return out;
+}
+
+}  // namespace archpatch::hazard

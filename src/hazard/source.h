@@ -1,0 +1,65 @@
+// Source: one CUDA/C++ file as libclang sees it, for the hazard checks. The raw tokens of the
+// whole file (libclang lexes every byte, also inside preprocessor branches the parse skipped),
+// the `__global__` kernels and the functions, macros and types the file defines.
+//
+// libclang's preprocessor evaluates one configuration per parse; `Parse` takes the macros of that
+// configuration. Includes are not needed (and not resolved into the token list): the checks only
+// look at the file itself.
+#pragma once
+
+#include <map>
+#include <set>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "arch/arch.h"
+#include "util/result.h"
+
+namespace archpatch::hazard {
+
+struct Token {
+  enum class Kind { kPunctuation, kKeyword, kIdentifier, kLiteral, kComment };
+  Kind kind = Kind::kPunctuation;
+  std::string spelling;
+  size_t begin = 0, end = 0;  // byte offsets in the file
+  int line = 0, column = 0;   // 1-based
+};
+
+// A function with a body in this file.
+struct FunctionDef {
+  std::string name;
+  size_t body_begin = 0, body_end = 0;  // the braces included
+  int line = 0, column = 0;
+  bool is_kernel = false;  // carries __global__ (CXCursor_CUDAGlobalAttr)
+  // Statements of the body that compile to nothing of their own in this parse: declarations,
+  // returns, null statements (nested blocks are looked into). Byte ranges.
+  std::vector<std::pair<size_t, size_t>> trivial_statements;
+};
+
+// What one parse found.
+struct ParsedSource {
+  std::vector<Token> tokens;                        // every token of the file, in order
+  std::vector<FunctionDef> functions;               // with bodies, in file order
+  std::map<std::string, std::pair<size_t, size_t>> macros;  // function-like #defines: body bytes
+  std::set<std::string> types;                      // struct/class/typedef/using/template params
+  std::vector<std::pair<size_t, size_t>> skipped;   // ranges the preprocessor skipped
+};
+
+// Parses `contents` (the bytes of `path`) as CUDA, host side, with `defines` as -D flags
+// ("__CUDA_ARCH__=1200"). `#include` lines are blanked first so nothing outside the file is read
+// (the same number of bytes and lines remain). Errors only when libclang cannot parse at all.
+Result<ParsedSource> Parse(const std::string& path, std::string_view contents,
+                           const std::vector<std::string>& defines = {});
+
+// The -D flags of one device pass of `arch` (arch::DeviceMacros), for Parse.
+std::vector<std::string> DeviceDefines(const arch::Arch& arch);
+
+// `contents` with every `#include` directive replaced by spaces (newlines kept), so a standalone
+// parse or preprocess of the file sees only the file.
+std::string BlankIncludes(std::string_view contents);
+
+// The 1-based line of byte `offset`.
+int LineOf(std::string_view contents, size_t offset);
+
+}  // namespace archpatch::hazard
