@@ -220,7 +220,7 @@ Result<ParsedSource> Parse(const std::string& path, std::string_view contents,
   std::vector<std::string> args = {"-x", "cuda", "--cuda-host-only", "-nocudainc", "-nocudalib",
                                    "-std=c++17", "-Wno-everything"};
   for (const char* d : kCudaKeywordDefines) args.push_back(d);
-  for (const std::string& d : defines) args.push_back("-D" + d);
+  for (const std::string& d : defines) args.push_back(d.rfind("-", 0) == 0 ? d : "-D" + d);
   std::vector<const char*> argv;
   for (const std::string& a : args) argv.push_back(a.c_str());
 

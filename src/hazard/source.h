@@ -47,7 +47,7 @@ struct ParsedSource {
 };
 
 // Parses `contents` (the bytes of `path`) as CUDA, host side, with `defines` as -D flags
-// ("__CUDA_ARCH__=1200"). `#include` lines are blanked first so nothing outside the file is read
+// ("__CUDA_ARCH__=1200"; an entry starting with '-' passes as is: "-UNAME"). `#include` lines are blanked first so nothing outside the file is read
 // (the same number of bytes and lines remain). Errors only when libclang cannot parse at all.
 Result<ParsedSource> Parse(const std::string& path, std::string_view contents,
                            const std::vector<std::string>& defines = {});
