@@ -1,11 +1,142 @@
-// archpatch audit: placeholder until its stage lands (see the issue that owns it).
+// archpatch audit: list the gates that keep an arch out (CUDA/C++ #if chains, <nv/target>
+// macros, host runtime checks, Python gates). Parses options, calls scan::Audit, prints.
+// The JSON document is a contract: docs/audit.md lists every field.
+#include <algorithm>
+#include <cstdio>
+#include <set>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
 #include "cli/command.h"
-#include "util/result.h"
+#include "cli/options.h"
+#include "report/human.h"
+#include "scan/audit.h"
 
 namespace archpatch::cli {
+namespace {
 
-int RunAudit(const Context&, const std::vector<std::string>&) {
-  throw Fatal("'audit' is not implemented yet");
+constexpr const char* kSynopsis =
+    "--arch ARCH [--against ARCH,...] [-D NAME[=VAL]]... [-U NAME]... [--undef-unknown] [--json] PATH...";
+
+po::options_description AuditOptionsDescription() {
+  po::options_description desc("options");
+  desc.add_options()
+      ("arch", po::value<std::string>(), "the arch to deploy on (sm_120, 12.0, 120a, ...)")
+      ("against", po::value<std::string>(), "compare with these arches only (comma-separated); default: every arch nvcc 13 knows")
+      ("define,D", po::value<std::vector<std::string>>()->composing(), "NAME[=VAL]: treat the macro as defined (as cc -D)")
+      ("undef,U", po::value<std::vector<std::string>>()->composing(), "NAME: treat the macro as undefined")
+      ("undef-unknown", "every macro not given with -D/-U is undefined, as the compiler sees it")
+      ("json", "print one JSON document (docs/audit.md)")
+      ("jobs,j", po::value<int>()->default_value(0), "worker threads (default: one per core)")
+      ("path", po::value<std::vector<std::string>>(), "files or directories to audit");
+  return desc;
+}
+
+arch::Arch ArchOrThrow(const std::string& text) {
+  Result<arch::Arch> a = arch::ParseArch(text);
+  if (!a) throw UsageError(fmt::format("audit: --arch: {}", a.error().message));
+  return *a;
+}
+
+void AddMacroFlags(cuda::MacroEnv& env, const po::variables_map& vars, const char* key, bool define) {
+  if (!vars.count(key)) return;
+  for (const std::string& flag : vars[key].as<std::vector<std::string>>()) {
+    Status s = cuda::AddMacroFlag(env, flag, define);
+    if (!s) throw UsageError(fmt::format("audit: -{}: {}", define ? 'D' : 'U', s.error().message));
+  }
+}
+
+scan::AuditOptions ToAuditOptions(const po::variables_map& vars) {
+  if (!vars.count("arch")) throw UsageError("audit: '--arch' is required (for example --arch sm_120)");
+  if (!vars.count("path")) throw UsageError("audit: no PATH given (a package folder, a source tree or files)");
+  scan::AuditOptions options;
+  options.target = ArchOrThrow(vars["arch"].as<std::string>());
+  if (vars.count("against")) {
+    Result<std::vector<arch::Arch>> against = arch::ParseArchList(vars["against"].as<std::string>());
+    if (!against) throw UsageError(fmt::format("audit: --against: {}", against.error().message));
+    options.against = *against;
+  }
+  AddMacroFlags(options.env, vars, "define", true);
+  AddMacroFlags(options.env, vars, "undef", false);
+  options.env.undef_unknown = vars.count("undef-unknown") > 0;
+  options.paths = vars["path"].as<std::vector<std::string>>();
+  options.jobs = vars["jobs"].as<int>();
+  return options;
+}
+
+nlohmann::ordered_json ErrorJson(const Error& e) {
+  return {{"file", e.where.file}, {"line", e.where.line}, {"column", e.where.column}, {"message", e.message}};
+}
+
+void PrintJson(const scan::AuditReport& report) {
+  nlohmann::ordered_json doc;
+  doc["arch"] = report.arches.front().name();
+  doc["against"] = nlohmann::ordered_json::array();
+  for (size_t a = 1; a < report.arches.size(); ++a) doc["against"].push_back(report.arches[a].name());
+  doc["findings"] = nlohmann::ordered_json::array();
+  for (const Finding& f : report.findings) doc["findings"].push_back(ToJson(f));
+  doc["files_scanned"] = report.files_scanned;
+  doc["files_parsed"] = report.files_parsed;
+  doc["errors"] = nlohmann::ordered_json::array();
+  for (const Error& e : report.errors) doc["errors"].push_back(ErrorJson(e));
+  doc["warnings"] = nlohmann::ordered_json::array();
+  for (const Error& e : report.warnings) doc["warnings"].push_back(ErrorJson(e));
+  fmt::print("{}\n", doc.dump(2));
+}
+
+std::vector<std::string> TableOrder(const scan::AuditReport& report) {
+  std::vector<std::string> names;
+  for (const arch::Arch& a : arch::AllArches()) {
+    if (std::find(report.arches.begin(), report.arches.end(), a) != report.arches.end()) names.push_back(a.name());
+  }
+  return names;
+}
+
+void PrintHuman(const scan::AuditReport& report) {
+  const std::string target = report.arches.front().name();
+  const bool color = report::UseColor(stdout);
+  const std::vector<std::string> order = TableOrder(report);
+  std::set<std::string> files;
+  for (const Finding& f : report.findings) {
+    report::PrintFinding(stdout, f, target, order, color);
+    fmt::print("\n");
+    files.insert(f.file);
+  }
+  if (report.findings.empty()) {
+    fmt::print("no gate keeps {} out ({} files scanned)\n", target, report.files_scanned);
+  } else {
+    fmt::print("{} gate{} keep{} {} out, in {} file{} ({} files scanned)\n", report.findings.size(),
+               report.findings.size() == 1 ? "" : "s", report.findings.size() == 1 ? "s" : "", target, files.size(),
+               files.size() == 1 ? "" : "s", report.files_scanned);
+  }
+}
+
+// Problems with single files never stop the audit: they go to stderr, in file order.
+void PrintProblems(const scan::AuditReport& report) {
+  for (const Error& e : report.warnings) fmt::print(stderr, "archpatch: warning: {}\n", e.str());
+  for (const Error& e : report.errors) fmt::print(stderr, "archpatch: warning: {} (file skipped)\n", e.str());
+}
+
+}  // namespace
+
+int RunAudit(const Context&, const std::vector<std::string>& args) {
+  po::options_description desc = AuditOptionsDescription();
+  ParsedOptions parsed = ParseOptions("audit", desc, args, "path");
+  if (parsed.help) {
+    PrintCommandHelp("audit", kSynopsis, desc);
+    return kExitOk;
+  }
+  scan::AuditOptions options = ToAuditOptions(parsed.vars);
+  Result<scan::AuditReport> report = scan::Audit(options);
+  if (!report) throw UsageError(fmt::format("audit: {}", report.error().str()));
+  PrintProblems(*report);
+  if (parsed.vars.count("json")) {
+    PrintJson(*report);
+  } else {
+    PrintHuman(*report);
+  }
+  return report->findings.empty() ? kExitOk : kExitFindings;
 }
 
 }  // namespace archpatch::cli

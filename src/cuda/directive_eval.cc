@@ -2,6 +2,7 @@
 // through #elif/#else negation and nesting, and macros the file itself #defines or #undefs.
 #include <map>
 #include <optional>
+#include <set>
 
 #include <fmt/format.h>
 
@@ -72,7 +73,11 @@ class ArchPass {
  public:
   ArchPass(const DirectiveScan& scan, const ParsedBranches& parsed, MacroLookup base, size_t arch,
            BranchVerdicts& out)
-      : scan_(scan), parsed_(parsed), base_(std::move(base)), arch_(arch), out_(out) {}
+      : scan_(scan), parsed_(parsed), base_(std::move(base)), arch_(arch), out_(out) {
+    for (const MacroDirective& m : scan.macros) {
+      if (m.define) owned_.insert(m.name);
+    }
+  }
 
   void Run() {
     size_t m = 0;
@@ -87,7 +92,12 @@ class ArchPass {
  private:
   MacroValue Lookup(std::string_view name) const {
     auto it = overrides_.find(std::string(name));
-    return it != overrides_.end() ? it->second : base_(name);
+    if (it != overrides_.end()) return it->second;
+    MacroValue base = base_(name);
+    // A macro this file #defines is the file's own: undefined until its #define (unless -D/-U
+    // said otherwise), so CUTLASS-style feature macros come out defined exactly where set.
+    if (base.state == MacroValue::State::kUnknown && owned_.count(std::string(name))) return MacroValue::Undefined();
+    return base;
   }
 
   void Apply(const MacroDirective& m) {
@@ -122,6 +132,7 @@ class ArchPass {
   size_t arch_;
   BranchVerdicts& out_;
   std::map<std::string, MacroValue> overrides_;
+  std::set<std::string> owned_;
 };
 
 bool Uniform(const std::vector<Tri>& values) {

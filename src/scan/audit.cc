@@ -1,0 +1,165 @@
+#include "scan/audit.h"
+
+#include <algorithm>
+#include <atomic>
+#include <cstring>
+#include <fcntl.h>
+#include <mutex>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <thread>
+#include <unistd.h>
+
+#include <fmt/format.h>
+
+#include "cuda/gates.h"
+#include "python/scanner.h"
+#include "scan/prefilter.h"
+#include "scan/scan.h"
+#include "scan/walk.h"
+
+namespace archpatch::scan {
+namespace {
+
+// A read-only view of a whole file: mmap for anything sizeable, so the prefilter reads pages
+// straight from the page cache.
+class MappedFile {
+ public:
+  static Result<MappedFile> Open(const std::string& path) {
+    int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return Error{fmt::format("cannot read: {}", std::strerror(errno)), Location{path}};
+    struct stat st {};
+    MappedFile file;
+    if (::fstat(fd, &st) == 0 && st.st_size > 0) {
+      void* p = ::mmap(nullptr, st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+      if (p != MAP_FAILED) file.data_ = static_cast<const char*>(p), file.size_ = st.st_size;
+    }
+    ::close(fd);
+    return file;
+  }
+  MappedFile() = default;
+  MappedFile(MappedFile&& o) noexcept : data_(std::exchange(o.data_, nullptr)), size_(std::exchange(o.size_, 0)) {}
+  ~MappedFile() {
+    if (data_) ::munmap(const_cast<char*>(data_), size_);
+  }
+  std::string_view view() const { return {data_ ? data_ : "", size_}; }
+
+ private:
+  const char* data_ = nullptr;
+  size_t size_ = 0;
+};
+
+bool IsFalse(const nlohmann::ordered_json& details, const char* key, const std::string& arch, const char* value) {
+  auto it = details.find(key);
+  if (it == details.end() || !it->is_object()) return false;
+  auto v = it->find(arch);
+  return v != it->end() && *v == value;
+}
+
+struct WorkerResult {
+  std::vector<Finding> findings;
+  std::vector<Error> errors, warnings;
+  size_t parsed = 0;
+};
+
+class AuditRun {
+ public:
+  AuditRun(const AuditOptions& options, std::vector<std::string> files)
+      : options_(options), files_(std::move(files)), prefilter_(options.env),
+        arches_(VerdictArches(options.target, options.against)) {
+    target_ = options.target.name();
+    for (size_t a = 1; a < arches_.size(); ++a) others_.push_back(arches_[a].name());
+  }
+
+  AuditReport Run() {
+    int jobs = options_.jobs > 0 ? options_.jobs : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+    jobs = std::min<int>(jobs, std::max<size_t>(1, files_.size()));
+    std::vector<WorkerResult> results(jobs);
+    std::vector<std::thread> threads;
+    for (int j = 1; j < jobs; ++j) threads.emplace_back([this, &results, j] { Work(results[j]); });
+    Work(results[0]);
+    for (std::thread& t : threads) t.join();
+    AuditReport report;
+    report.arches = arches_;
+    report.files_scanned = files_.size();
+    for (WorkerResult& r : results) {
+      std::move(r.findings.begin(), r.findings.end(), std::back_inserter(report.findings));
+      std::move(r.errors.begin(), r.errors.end(), std::back_inserter(report.errors));
+      std::move(r.warnings.begin(), r.warnings.end(), std::back_inserter(report.warnings));
+      report.files_parsed += r.parsed;
+    }
+    SortFindings(report.findings);
+    auto by_place = [](const Error& a, const Error& b) {
+      return std::tie(a.where.file, a.where.line, a.where.column) < std::tie(b.where.file, b.where.line, b.where.column);
+    };
+    std::stable_sort(report.errors.begin(), report.errors.end(), by_place);
+    std::stable_sort(report.warnings.begin(), report.warnings.end(), by_place);
+    return report;
+  }
+
+ private:
+  void Work(WorkerResult& out) {
+    for (size_t i = next_++; i < files_.size(); i = next_++) ScanOne(files_[i], out);
+  }
+
+  void ScanOne(const std::string& path, WorkerResult& out) {
+    Result<MappedFile> file = MappedFile::Open(path);
+    if (!file) return out.errors.push_back(file.error());
+    std::string_view contents = file->view();
+    Result<std::vector<Finding>> found = std::vector<Finding>{};
+    if (KindOf(path) == FileKind::kPython) {
+      ++out.parsed;
+      found = python::ScanPython(path, contents, arches_);
+    } else {
+      cuda::GateKinds kinds = options_.prefilter ? prefilter_.Check(contents) : cuda::GateKinds{};
+      if (!kinds.directives && !kinds.nv_target && !kinds.runtime) return;
+      ++out.parsed;
+      Result<cuda::CudaGates> gates = cuda::ScanCudaGates(path, contents, arches_, options_.env, kinds);
+      if (!gates) return out.errors.push_back(gates.error());
+      std::move(gates->warnings.begin(), gates->warnings.end(), std::back_inserter(out.warnings));
+      found = std::move(gates->findings);
+    }
+    if (!found) return out.errors.push_back(found.error());
+    for (Finding& f : *found) {
+      if (ExcludesTarget(f, target_, others_)) out.findings.push_back(std::move(f));
+    }
+  }
+
+  const AuditOptions& options_;
+  std::vector<std::string> files_;
+  Prefilter prefilter_;
+  std::vector<arch::Arch> arches_;
+  std::string target_;
+  std::vector<std::string> others_;
+  std::atomic<size_t> next_{0};
+};
+
+}  // namespace
+
+std::vector<arch::Arch> VerdictArches(const arch::Arch& target, const std::vector<arch::Arch>& against) {
+  std::vector<arch::Arch> arches = {target};
+  for (const arch::Arch& a : against.empty() ? arch::AllArches() : against) {
+    if (std::find(arches.begin(), arches.end(), a) == arches.end()) arches.push_back(a);
+  }
+  return arches;
+}
+
+bool ExcludesTarget(const Finding& f, const std::string& target, const std::vector<std::string>& others) {
+  if (f.VerdictFor(target) != Tri::kFalse) return false;
+  if (IsFalse(f.details, "enclosing_verdict", target, "false")) return false;  // the outer gate is the cause
+  if (IsFalse(f.details, "earlier_verdict", target, "true")) return false;     // target takes an earlier branch
+  for (const std::string& other : others) {
+    if (f.VerdictFor(other) != Tri::kFalse) return true;
+  }
+  return false;
+}
+
+Result<AuditReport> Audit(const AuditOptions& options) {
+  Result<FileList> files = CollectFiles(options.paths);
+  if (!files) return files.error();
+  AuditReport report = AuditRun(options, std::move(files->files)).Run();
+  report.warnings.insert(report.warnings.begin(), files->warnings.begin(), files->warnings.end());
+  return report;
+}
+
+}  // namespace archpatch::scan

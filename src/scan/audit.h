@@ -1,0 +1,45 @@
+// `archpatch audit` as a library call: walk the PATHs, prefilter, scan each file on a small
+// thread pool, keep the gates that exclude the target arch. cli/cmd_audit.cc only parses options
+// and prints what comes back.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "arch/arch.h"
+#include "cuda/macro_env.h"
+#include "report/finding.h"
+#include "util/result.h"
+
+namespace archpatch::scan {
+
+struct AuditOptions {
+  arch::Arch target;
+  std::vector<arch::Arch> against;  // empty: every other arch of the table
+  cuda::MacroEnv env;
+  std::vector<std::string> paths;
+  int jobs = 0;           // worker threads; 0: one per core
+  bool prefilter = true;  // off only in tests that prove the prefilter drops nothing
+};
+
+struct AuditReport {
+  std::vector<arch::Arch> arches;  // the verdict columns: target first, then the others
+  std::vector<Finding> findings;   // gates excluding the target, sorted by file, line, column
+  size_t files_scanned = 0;        // files read (the prefilter's rejects included)
+  size_t files_parsed = 0;         // files libclang or the Python scanner examined
+  std::vector<Error> errors;       // files skipped: unreadable, unparsable
+  std::vector<Error> warnings;     // malformed conditions, unbalanced directives (file goes on)
+};
+
+// The arches findings carry verdicts for: the target, then --against or the rest of the table.
+std::vector<arch::Arch> VerdictArches(const arch::Arch& target, const std::vector<arch::Arch>& against);
+
+// Whether a finding keeps `target` out where another of `others` gets in: false on the target,
+// true or unknown on at least one other, and the branch itself is the cause (its enclosing
+// branch does not already exclude the target, no earlier branch of its chain is taken there).
+bool ExcludesTarget(const Finding& finding, const std::string& target, const std::vector<std::string>& others);
+
+// Errors only for PATHs that do not exist (usage error); every per-file problem is in the report.
+Result<AuditReport> Audit(const AuditOptions& options);
+
+}  // namespace archpatch::scan

@@ -1,0 +1,32 @@
+// The byte-level prefilter: which analyses a CUDA/C++ file needs, decided with substring searches
+// before libclang sees the file. It must never drop a file the scanners would report
+// (prefilter_test.cc runs both over every fixture and a generated tree). Why each needle is
+// enough:
+//   directives: a branch is a gate only if a condition names an arch macro (cuda::IsArchMacro:
+//     __CUDA_ARCH*, NV_PROVIDES_SM_*, NV_IS_EXACTLY_SM_*, _NV_TARGET_*, NV_IS_DEVICE/HOST,
+//     NV_ANY_TARGET, NV_NO_TARGET) or a macro whose value differs per arch, which only a -D
+//     naming an arch macro or a #define under such a condition can make;
+//   nv_target: the three macro names themselves;
+//   runtime: an identifier cuda::IsCapabilityName accepts, not used as a `name::` qualifier.
+#pragma once
+
+#include <string_view>
+
+#include "cuda/gates.h"
+#include "cuda/macro_env.h"
+
+namespace archpatch::scan {
+
+class Prefilter {
+ public:
+  explicit Prefilter(const cuda::MacroEnv& env);
+  cuda::GateKinds Check(std::string_view contents) const;
+
+ private:
+  std::vector<std::string> directive_needles_;
+};
+
+// Whether `contents` holds an identifier that IsCapabilityName accepts outside `X::` position.
+bool MentionsCapability(std::string_view contents);
+
+}  // namespace archpatch::scan

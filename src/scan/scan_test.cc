@@ -1,0 +1,161 @@
+// Fixture-driven tests: every file under tests/fixtures/cuda carries its expected findings as
+// `expect: KIND arch=verdict ...` comments on the line each finding points at.
+#include "scan/scan.h"
+
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <regex>
+#include <sstream>
+
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+
+namespace archpatch::scan {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string Slurp(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+struct Expectation {
+  int line = 0;
+  std::string kind;
+  std::map<std::string, std::string> verdicts;
+};
+
+// Each "expect: KIND a=v b=v" segment of each line, in order.
+std::vector<Expectation> ReadExpectations(const std::string& text) {
+  std::vector<Expectation> out;
+  std::istringstream lines(text);
+  std::string line;
+  static const std::regex kSegment(R"(expect:\s+([a-z-]+)((?:\s+sm_\w+=(?:true|false|unknown))*))");
+  static const std::regex kPair(R"((sm_\w+)=(true|false|unknown))");
+  for (int number = 1; std::getline(lines, line); ++number) {
+    for (std::sregex_iterator it(line.begin(), line.end(), kSegment), end; it != end; ++it) {
+      Expectation e{number, (*it)[1], {}};
+      std::string pairs = (*it)[2];
+      for (std::sregex_iterator p(pairs.begin(), pairs.end(), kPair); p != end; ++p) e.verdicts[(*p)[1]] = (*p)[2];
+      out.push_back(std::move(e));
+    }
+  }
+  return out;
+}
+
+std::vector<fs::path> Fixtures() {
+  std::vector<fs::path> files;
+  for (const auto& e : fs::directory_iterator(fs::path(ARCHPATCH_SOURCE_DIR) / "tests/fixtures/cuda")) {
+    if (KindOf(e.path().string()) == FileKind::kCuda) files.push_back(e.path());
+  }
+  std::sort(files.begin(), files.end());
+  return files;
+}
+
+class FixtureTest : public ::testing::TestWithParam<fs::path> {};
+
+TEST_P(FixtureTest, FindingsMatchTheInlineExpectations) {
+  const fs::path path = GetParam();
+  const std::string text = Slurp(path);
+  Result<std::vector<Finding>> found = ScanFileGates(path.filename().string(), text, arch::AllArches(), {});
+  ASSERT_TRUE(found.ok()) << found.error().str();
+  std::vector<Expectation> expected = ReadExpectations(text);
+  std::vector<Finding> findings = *found;
+  SortFindings(findings);
+  std::string listing;
+  for (const Finding& f : findings) listing += fmt::format("  {}:{} {} '{}'\n", f.line, f.column, f.kind, f.text);
+  ASSERT_EQ(findings.size(), expected.size()) << path << " findings:\n" << listing;
+  for (size_t i = 0; i < expected.size(); ++i) {
+    const Expectation& e = expected[i];
+    const Finding& f = findings[i];
+    EXPECT_EQ(f.line, e.line) << path << " finding " << i << " '" << f.text << "'";
+    EXPECT_EQ(f.kind, e.kind) << path << ":" << e.line;
+    for (const auto& [arch, value] : e.verdicts) {
+      EXPECT_EQ(TriName(f.VerdictFor(arch)), value) << path << ":" << e.line << " '" << f.text << "' on " << arch;
+    }
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(CudaFixtures, FixtureTest, ::testing::ValuesIn(Fixtures()),
+                         [](const auto& info) {
+                           std::string name = info.param.filename().string();
+                           for (char& c : name) c = std::isalnum(static_cast<unsigned char>(c)) ? c : '_';
+                           return name;
+                         });
+
+TEST(ScanFileGates, ContinuationConditionIsFoldedAndSpansTheRawBytes) {
+  std::string text = "#if defined(__CUDA_ARCH__) /* c */ && \\\n    __CUDA_ARCH__ < 1200\nint x;\n#endif\n";
+  Result<std::vector<Finding>> found = ScanFileGates("x.cu", text, arch::AllArches(), {});
+  ASSERT_TRUE(found.ok());
+  ASSERT_EQ(found->size(), 1u);
+  const Finding& f = (*found)[0];
+  EXPECT_EQ(f.text, "defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 1200");
+  EXPECT_EQ(text.substr(f.span.begin, f.span.end - f.span.begin),
+            "defined(__CUDA_ARCH__) /* c */ && \\\n    __CUDA_ARCH__ < 1200");
+  EXPECT_EQ(f.line, 1);
+  EXPECT_EQ(f.column, 5);
+  EXPECT_EQ(f.details["block"]["first_line"], 3);
+  EXPECT_EQ(f.details["block"]["last_line"], 3);
+}
+
+TEST(ScanFileGates, BlockNamesTheKernelsItDeclares) {
+  std::string text =
+      "#if __CUDA_ARCH__ >= 900\n"
+      "template <int N> __global__ void __launch_bounds__(128) gemm_sm90(float* p) { p[0] = N; }\n"
+      "__global__ void plain(float*);\n"
+      "#endif\n"
+      "__global__ void outside(float*);\n";
+  Result<std::vector<Finding>> found = ScanFileGates("k.cu", text, arch::AllArches(), {});
+  ASSERT_TRUE(found.ok());
+  ASSERT_EQ(found->size(), 1u);
+  EXPECT_EQ((*found)[0].details["block"]["kernels"], nlohmann::ordered_json({"gemm_sm90", "plain"}));
+}
+
+TEST(ScanFileGates, ScopeIsTheEnclosingFunction) {
+  std::string text =
+      "namespace n {\n"
+      "void Runner::launch(int x) {\n"
+      "  if (x) { x++; }\n"
+      "#if __CUDA_ARCH__ < 1200\n"
+      "  x--;\n"
+      "#endif\n"
+      "}\n"
+      "}\n";
+  Result<std::vector<Finding>> found = ScanFileGates("s.cu", text, arch::AllArches(), {});
+  ASSERT_TRUE(found.ok());
+  ASSERT_EQ(found->size(), 1u);
+  EXPECT_EQ((*found)[0].scope, "Runner::launch");
+}
+
+TEST(ScanFileGates, DefineOnTheCommandLineFixesAMacro) {
+  std::string text = "#if defined(USE_SM90) && __CUDA_ARCH__ >= 900\nint x;\n#endif\n";
+  cuda::MacroEnv env;
+  ASSERT_TRUE(cuda::AddMacroFlag(env, "USE_SM90", true).ok());
+  Result<std::vector<Finding>> found = ScanFileGates("d.cu", text, arch::AllArches(), env);
+  ASSERT_TRUE(found.ok());
+  ASSERT_EQ(found->size(), 1u);
+  EXPECT_EQ((*found)[0].VerdictFor("sm_90"), Tri::kTrue);
+  Result<std::vector<Finding>> unknown = ScanFileGates("d.cu", text, arch::AllArches(), {});
+  EXPECT_EQ((*unknown)[0].VerdictFor("sm_90"), Tri::kUnknown);
+  EXPECT_EQ((*unknown)[0].VerdictFor("sm_80"), Tri::kFalse);
+}
+
+TEST(ScanFileGates, MalformedConditionIsAWarningAndTheFileGoesOn) {
+  std::string text = "#if __CUDA_ARCH__ >= (900\n#endif\n#if __CUDA_ARCH__ < 1200\n#endif\n";
+  Result<FileGates> found = ScanFileGatesWithWarnings("m.cu", text, arch::AllArches(), {});
+  ASSERT_TRUE(found.ok());
+  ASSERT_EQ(found->warnings.size(), 1u);
+  EXPECT_EQ(found->warnings[0].where.line, 1);
+  EXPECT_NE(found->warnings[0].message.find("malformed condition '__CUDA_ARCH__ >= (900'"), std::string::npos)
+      << found->warnings[0].message;
+  bool later = false;
+  for (const Finding& f : found->findings) later |= f.line == 3;
+  EXPECT_TRUE(later);
+}
+
+}  // namespace
+}  // namespace archpatch::scan

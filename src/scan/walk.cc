@@ -1,0 +1,67 @@
+#include "scan/walk.h"
+
+#include <algorithm>
+#include <filesystem>
+
+#include <fmt/format.h>
+
+#include "scan/scan.h"
+
+namespace archpatch::scan {
+namespace fs = std::filesystem;
+
+bool IsSkippedDirectory(std::string_view name) {
+  static constexpr std::string_view kNames[] = {".git", ".hg", ".svn", "__pycache__", "node_modules", "CMakeFiles",
+                                                "build", ".tox", ".mypy_cache", ".pytest_cache"};
+  for (std::string_view n : kNames) {
+    if (name == n) return true;
+  }
+  return name.starts_with("build-") || name.starts_with("cmake-build-");
+}
+
+namespace {
+
+void Walk(const fs::path& root, FileList& out) {
+  std::error_code ec;
+  fs::recursive_directory_iterator it(root, fs::directory_options::skip_permission_denied, ec), end;
+  if (ec) {
+    out.warnings.push_back(Error{fmt::format("cannot read directory: {}", ec.message()), Location{root.string()}});
+    return;
+  }
+  for (; it != end; it.increment(ec)) {
+    if (ec) {
+      out.warnings.push_back(Error{fmt::format("cannot read directory: {}", ec.message()), Location{root.string()}});
+      break;
+    }
+    const fs::directory_entry& entry = *it;
+    // A symlink to a directory is not followed (is_directory would follow it).
+    if (entry.is_symlink(ec) && entry.is_directory(ec)) continue;
+    if (entry.is_directory(ec)) {
+      if (IsSkippedDirectory(entry.path().filename().string())) it.disable_recursion_pending();
+      continue;
+    }
+    std::string path = entry.path().string();
+    if (entry.is_regular_file(ec) && KindOf(path) != FileKind::kOther) out.files.push_back(std::move(path));
+  }
+}
+
+}  // namespace
+
+Result<FileList> CollectFiles(const std::vector<std::string>& paths) {
+  FileList out;
+  for (const std::string& p : paths) {
+    std::error_code ec;
+    fs::file_status status = fs::status(p, ec);
+    if (ec || !fs::exists(status)) return Error{"no such file or directory", Location{p}};
+    if (fs::is_directory(status)) {
+      size_t first = out.files.size();
+      Walk(p, out);
+      std::sort(out.files.begin() + first, out.files.end());
+    } else {
+      out.files.push_back(p);
+    }
+  }
+  return out;
+}
+
+}  // namespace archpatch::scan

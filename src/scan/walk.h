@@ -1,0 +1,25 @@
+// Which files an audit reads: PATHs as given, directories walked recursively (sorted), skipping
+// version-control and build folders and never following a symlinked directory.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "util/result.h"
+
+namespace archpatch::scan {
+
+// Folders never entered: .git .hg .svn __pycache__ node_modules CMakeFiles build build-*
+// cmake-build-* .tox .mypy_cache .pytest_cache.
+bool IsSkippedDirectory(std::string_view name);
+
+// The files to scan: a PATH naming a file is taken whatever its name; under a directory, only
+// files scan::KindOf recognises. A PATH that does not exist is an error (usage, exit 2);
+// unreadable folders met on the way become `warnings`.
+struct FileList {
+  std::vector<std::string> files;
+  std::vector<Error> warnings;
+};
+Result<FileList> CollectFiles(const std::vector<std::string>& paths);
+
+}  // namespace archpatch::scan
