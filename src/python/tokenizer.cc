@@ -281,26 +281,26 @@ class Lexer {
         ++p;
       } else if (c == ':' && nest == 0) {
         ++p;
-        return FormatSpec(p, q, triple, depth);
+        return FormatSpec(p, q, triple, depth, open);
       } else {
         ++p;
       }
     }
   }
 
-  std::optional<Error> FormatSpec(size_t& p, char q, bool triple, int depth) {
+  std::optional<Error> FormatSpec(size_t& p, char q, bool triple, int depth, size_t open) {
     while (true) {
-      if (p >= src_.size()) return Fail("f-string: expecting '}'", p);
+      if (p >= src_.size()) return Fail("f-string: expecting '}'", open);
       const char c = src_[p];
       if (c == '}') return ++p, std::nullopt;
       if (c == '{') {
         ++p;
         if (auto err = ReplacementField(p, q, triple, depth + 1)) return err;
       } else if (NewlineLength(p) > 0) {
-        if (!triple) return Fail("f-string: expecting '}'", p);
+        if (!triple) return Fail("f-string: expecting '}'", open);
         ConsumeNewline(p);
       } else if (c == q && !triple) {
-        return Fail("f-string: expecting '}'", p);
+        return Fail("f-string: expecting '}'", open);
       } else {
         ++p;
       }
