@@ -111,7 +111,9 @@ std::string InsertElements(std::string_view fragment, const TokenStream& ts, con
       insert += (trailing_comma ? "" : ",") + std::string(newline) + indent + a + (trailing_comma ? "," : "");
     }
   } else {
-    std::string sep = ", ";
+    // One element gives no separator to copy: a tight pair like (9,0) asks for ",", else PEP 8's ", ".
+    const std::string_view only = fragment.substr(last.span.begin, last.span.end - last.span.begin);
+    std::string sep = only.find(',') != std::string_view::npos && only.find(", ") == std::string_view::npos ? "," : ", ";
     if (lit.items.size() >= 2) {
       const Literal& prev = lit.items[lit.items.size() - 2];
       sep = std::string(fragment.substr(prev.span.end, last.span.begin - prev.span.end));
@@ -148,6 +150,10 @@ Result<std::string> WidenLiteral(std::string_view contents, const Finding& findi
   }
   const std::string_view fragment = contents.substr(finding.span.begin, finding.span.end - finding.span.begin);
   const std::string shape = finding.details.contains("shape") ? finding.details["shape"].get<std::string>() : "";
+  if (shape == "condition") {
+    return Error{fmt::format("'{}' (condition gate) is a single value, not a list: widen it with a text edit", fragment),
+                 where};
+  }
   Result<std::vector<Token>> tokens = Tokenize(finding.file, fragment);
   size_t next = 0;
   std::optional<Literal> lit;
@@ -159,7 +165,7 @@ Result<std::string> WidenLiteral(std::string_view contents, const Finding& findi
   if (lit->kind == LiteralKind::kString && (shape == "arch-list-string" || shape == "keyword" || shape == "assignment")) {
     return WidenListString(fragment, *lit, targets);
   }
-  if (!lit->IsCollection() || shape == "condition") {
+  if (!lit->IsCollection()) {
     return Error{fmt::format("'{}' ({} gate) is a single value, not a list: widen it with a text edit", fragment,
                              shape.empty() ? "unknown" : shape),
                  where};
