@@ -28,4 +28,12 @@ std::vector<std::string> BinaryFile::Names(ImageKind kind, bool include_relocata
   return names;
 }
 
+std::vector<std::string> BinaryFile::EmbeddedNames(ImageKind kind) const {
+  BinaryFile embedded;
+  for (const Image& image : images) {
+    if (image.embedded) embedded.images.push_back(image);
+  }
+  return embedded.Names(kind);
+}
+
 }  // namespace archpatch::binary

@@ -24,6 +24,9 @@ struct Image {
   // True for relocatable objects (nvcc -rdc fatbins in __nv_relfatbin, ET_REL cubins): input
   // to a later device link, never loaded by the runtime, so they give no coverage.
   bool relocatable = false;
+  // Found by searching read-only data for a magic number (ReadOptions::scan_rodata), not
+  // through the sections and wrappers the CUDA runtime registers.
+  bool embedded = false;
   std::string where;          // where it was found: ".nv_fatbin", "__nv_relfatbin", "cubin", ...
 
   // "sm_90a" for SASS, "compute_90a" for PTX.
@@ -45,6 +48,8 @@ struct BinaryFile {
 
   // Unique image names of one kind, sorted by arch table order ("sm_80", "sm_90a").
   std::vector<std::string> Names(ImageKind kind, bool include_relocatable = true) const;
+  // Unique names of the images found by the .rodata search (Image::embedded).
+  std::vector<std::string> EmbeddedNames(ImageKind kind) const;
 };
 
 }  // namespace archpatch::binary

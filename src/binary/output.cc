@@ -1,5 +1,7 @@
 #include "binary/output.h"
 
+#include <algorithm>
+
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
@@ -34,6 +36,16 @@ nlohmann::ordered_json PerTarget(const std::vector<std::string>& targets, const 
   return j;
 }
 
+// Names found only in relocatable fatbins (__nv_relfatbin): listed, but never loaded.
+nlohmann::ordered_json OnlyRelocatable(const BinaryFile& file, ImageKind kind) {
+  nlohmann::ordered_json names = nlohmann::ordered_json::array();
+  const std::vector<std::string> loadable = file.Names(kind, false);
+  for (const std::string& name : file.Names(kind, true)) {
+    if (std::find(loadable.begin(), loadable.end(), name) == loadable.end()) names.push_back(name);
+  }
+  return names;
+}
+
 nlohmann::ordered_json FileJson(const FileReport& f) {
   nlohmann::ordered_json j;
   j["file"] = f.display_path;
@@ -42,11 +54,10 @@ nlohmann::ordered_json FileJson(const FileReport& f) {
   j["sass"] = f.file.Names(ImageKind::kSass, false);
   j["ptx"] = f.file.Names(ImageKind::kPtx, false);
   j["ptx_versions"] = PtxVersions(f.file);
-  j["relocatable_sass"] = nlohmann::ordered_json::array();
-  std::vector<std::string> loadable = f.file.Names(ImageKind::kSass, false);
-  for (const std::string& name : f.file.Names(ImageKind::kSass, true)) {
-    if (std::find(loadable.begin(), loadable.end(), name) == loadable.end()) j["relocatable_sass"].push_back(name);
-  }
+  j["relocatable_sass"] = OnlyRelocatable(f.file, ImageKind::kSass);
+  j["relocatable_ptx"] = OnlyRelocatable(f.file, ImageKind::kPtx);
+  j["embedded_sass"] = f.file.EmbeddedNames(ImageKind::kSass);
+  j["embedded_ptx"] = f.file.EmbeddedNames(ImageKind::kPtx);
   j["images"] = f.file.images.size();
   nlohmann::ordered_json status = nlohmann::ordered_json::object();
   for (const Coverage& c : f.coverage) {

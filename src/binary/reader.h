@@ -17,6 +17,10 @@ struct ReadOptions {
   // Decompress an entry's payload when its header does not say a/f (entries from toolkits
   // before CUDA 13 mark sm_90a only inside the image). Costs a decompression per such entry.
   bool inspect_payloads = true;
+  // Also search .rodata for fatbins and CUDA ELF images by their magic (libraries that load
+  // kernels themselves with cuModuleLoadData). Reads the whole section; off by default, and
+  // ScanBinaries turns it on only for files whose registered images do not cover a target.
+  bool scan_rodata = false;
 };
 
 // Whether the first bytes of a file (at least 64) can be a CUDA binary of a kind this reader

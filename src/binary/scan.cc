@@ -43,6 +43,12 @@ class Scanner {
   void ScanFile(const fs::path& path, const std::string& display, const OwnerMap* owners, bool named) {
     ++scan_.files_examined;
     Result<BinaryFile> read = ReadBinaryFile(path.string(), options_.read);
+    if (read && read->format == FileFormat::kElf && !options_.read.scan_rodata && !AllNative(*read)) {
+      // Before calling a file uncovered, look for kernels it may load itself from .rodata.
+      ReadOptions deeper = options_.read;
+      deeper.scan_rodata = true;
+      read = ReadBinaryFile(path.string(), deeper);
+    }
     if (!read) {
       if (named) scan_.errors.push_back(read.error());
       spdlog::debug("{}", read.error().str());
@@ -60,6 +66,13 @@ class Scanner {
     for (const arch::Arch& target : options_.targets) report.coverage.push_back(CoverageFor(*read, target));
     report.file = std::move(*read);
     scan_.files.push_back(std::move(report));
+  }
+
+  bool AllNative(const BinaryFile& file) const {
+    for (const arch::Arch& target : options_.targets) {
+      if (CoverageFor(file, target).status != CoverageStatus::kNative) return false;
+    }
+    return true;
   }
 
   // The RECORD owners for files under `dir`: those given, or the dir's own *.dist-info.

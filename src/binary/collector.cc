@@ -1,0 +1,72 @@
+#include "binary/collector.h"
+
+#include <fmt/format.h>
+
+#include "binary/cubin.h"
+#include "binary/fatbin.h"
+#include "binary/ptx.h"
+
+namespace archpatch::binary {
+
+std::string_view AsText(std::span<const uint8_t> bytes) {
+  return {reinterpret_cast<const char*>(bytes.data()), bytes.size()};
+}
+
+void ImageCollector::AddFatbins(std::span<const uint8_t> bytes, const std::string& where, bool relocatable) {
+  for (const Fatbin& fatbin : ParseFatbinSequence(bytes, file_.warnings)) {
+    for (const FatbinEntry& entry : fatbin.entries) AddEntry(bytes, entry, where, relocatable);
+  }
+}
+
+void ImageCollector::AddEmbeddedCubin(std::span<const uint8_t> bytes, const std::string& where) {
+  Result<CubinInfo> info = ReadCubinInfo(bytes);
+  if (!info) return;
+  Image image;
+  image.arch = info->arch;
+  image.relocatable = info->relocatable;
+  image.where = where;
+  file_.images.push_back(image);
+}
+
+void ImageCollector::AddEntry(std::span<const uint8_t> bytes, const FatbinEntry& entry,
+                              const std::string& where, bool relocatable) {
+  if (entry.kind != kEntryElf && entry.kind != kEntryPtx) return;  // LTO IR never runs as is
+  if (entry.sm < 10 || entry.sm > 999) {
+    file_.warnings.push_back(fmt::format("{}: entry names sm {}", where, entry.sm));
+    return;
+  }
+  Image image;
+  image.kind = entry.kind == kEntryElf ? ImageKind::kSass : ImageKind::kPtx;
+  image.arch = EntryArch(entry);
+  image.compression = entry.compression;
+  image.relocatable = relocatable;
+  image.where = where;
+  if (image.kind == ImageKind::kPtx) {
+    image.ptx_version = fmt::format("{}.{}", entry.version_major, entry.version_minor);
+  }
+  // Only arches with a/f variants need a look inside when the header does not say.
+  if (options_.inspect_payloads && image.arch.variant == arch::Variant::kPlain && entry.sm >= 90) {
+    InspectPayload(bytes, entry, image);
+  }
+  file_.images.push_back(std::move(image));
+}
+
+void ImageCollector::InspectPayload(std::span<const uint8_t> bytes, const FatbinEntry& entry, Image& image) {
+  Result<std::string> payload = EntryPayload(bytes, entry);
+  if (!payload) {
+    file_.warnings.push_back(fmt::format("{} {}: {}", image.where, image.name(), payload.error().message));
+    return;
+  }
+  std::span<const uint8_t> data(reinterpret_cast<const uint8_t*>(payload->data()), payload->size());
+  if (image.kind == ImageKind::kSass) {
+    Result<CubinInfo> info = ReadCubinInfo(data);
+    if (info && info->arch.plain() == image.arch.plain()) {
+      image.arch.variant = info->arch.variant;
+      image.relocatable = image.relocatable || info->relocatable;
+    }
+  } else if (Result<PtxHeader> header = ParsePtxHeader(AsText(data)); header) {
+    if (header->target.plain() == image.arch.plain()) image.arch.variant = header->target.variant;
+  }
+}
+
+}  // namespace archpatch::binary
