@@ -1,0 +1,156 @@
+#include "plan/locate.h"
+
+#include <algorithm>
+
+#include <fmt/format.h>
+
+#include "cuda/condition.h"
+#include "cuda/widen.h"
+#include "python/scanner.h"
+#include "python/widen.h"
+#include "scan/scan.h"
+
+namespace archpatch::plan {
+namespace {
+
+Place MakePlace(std::string_view contents, size_t begin, size_t end, std::string after) {
+  Place p;
+  p.begin = begin;
+  p.end = end;
+  p.before = std::string(contents.substr(begin, end - begin));
+  p.satisfied = after == p.before;
+  p.after = std::move(after);
+  std::tie(p.line, p.column) = LineColumn(contents, begin);
+  return p;
+}
+
+bool AllTrue(const std::vector<Tri>& verdicts) {
+  return std::all_of(verdicts.begin(), verdicts.end(), [](Tri t) { return t == Tri::kTrue; });
+}
+
+bool Mentions(const cuda::Condition& condition, std::string_view macro) {
+  return std::any_of(condition.nodes().begin(), condition.nodes().end(), [&](const cuda::ConditionNode& n) {
+    return (n.kind == cuda::ConditionNode::Kind::kIdentifier || n.kind == cuda::ConditionNode::Kind::kDefined) &&
+           n.name == macro;
+  });
+}
+
+std::string NearMiss(const Finding& f, std::string_view why) {
+  return fmt::format("{}:{}: {} '{}'{} ({})", f.file, f.line, f.kind, f.text,
+                     f.scope.empty() ? "" : fmt::format(" in '{}'", f.scope), why);
+}
+
+cuda::WidenStrategy ToWiden(rules::Strategy s) {
+  switch (s) {
+    case rules::Strategy::kDropBound: return cuda::WidenStrategy::kDropBound;
+    case rules::Strategy::kRaiseBound: return cuda::WidenStrategy::kRaiseBound;
+    case rules::Strategy::kOrTarget: return cuda::WidenStrategy::kOrTarget;
+  }
+  return cuda::WidenStrategy::kDropBound;
+}
+
+std::string TargetList(const std::vector<arch::Arch>& targets) {
+  std::vector<std::string> names;
+  for (const arch::Arch& a : targets) names.push_back(a.name());
+  return fmt::format("{}", fmt::join(names, ", "));
+}
+
+// One #if/#elif gate the edit selected: satisfied when its own condition already holds for every
+// target (enclosing conditions are not this edit's business), else widened.
+Result<Place> WidenCudaGate(const Finding& f, const cuda::Condition& condition, const rules::CudaGate& gate,
+                            std::string_view contents, const std::vector<arch::Arch>& targets) {
+  const cuda::MacroEnv env;
+  const std::string_view raw = contents.substr(f.span.begin, f.span.end - f.span.begin);
+  if (AllTrue(cuda::EvaluatePerArch(condition, targets, env))) {
+    Place p = MakePlace(contents, f.span.begin, f.span.end, std::string(raw));
+    p.description = fmt::format("'{}' already holds for {}", f.text, TargetList(targets));
+    return p;
+  }
+  Result<std::string> widened = cuda::WidenCondition(raw, ToWiden(gate.strategy), targets, env);
+  if (!widened) {
+    return Error{fmt::format("{}:{}:{}: cannot widen '{}' with {}: {}", f.file, f.line, f.column, f.text,
+                             rules::StrategyName(gate.strategy), widened.error().message), {}};
+  }
+  Place p = MakePlace(contents, f.span.begin, f.span.end, *widened);
+  p.description = fmt::format("#{} '{}' -> '{}' ({} for {})", f.details.value("directive", "if"), f.text,
+                              *widened, rules::StrategyName(gate.strategy), TargetList(targets));
+  return p;
+}
+
+}  // namespace
+
+std::pair<int, int> LineColumn(std::string_view contents, size_t offset) {
+  const size_t line_start = contents.rfind('\n', offset == 0 ? 0 : offset - 1);
+  const int line = 1 + static_cast<int>(std::count(contents.begin(), contents.begin() + offset, '\n'));
+  const size_t start = line_start == std::string_view::npos || offset == 0 ? 0 : line_start + 1;
+  return {line, static_cast<int>(offset - start) + 1};
+}
+
+bool ScopeMatches(std::string_view actual, std::string_view wanted) {
+  if (wanted.empty()) return true;
+  if (actual == wanted) return true;
+  if (actual.size() <= wanted.size() || !actual.ends_with(wanted)) return false;
+  const std::string_view head = actual.substr(0, actual.size() - wanted.size());
+  return head.ends_with(".") || head.ends_with("::");
+}
+
+Result<FilePlaces> LocateCudaGates(const rules::CudaGate& gate, const std::string& path,
+                                   std::string_view contents, const std::vector<arch::Arch>& targets) {
+  Result<std::vector<Finding>> findings = scan::ScanFileGates(path, contents, targets, cuda::MacroEnv{});
+  if (!findings) return findings.error();
+  FilePlaces out;
+  for (const Finding& f : *findings) {
+    if (f.kind != "cuda-gate") continue;
+    const std::string directive = f.details.value("directive", "");
+    if (f.details.value("form", "") != "directive" || (directive != "if" && directive != "elif")) {
+      if (f.text.find(gate.macro) != std::string::npos) out.near_misses.push_back(NearMiss(f, "not an #if/#elif condition"));
+      continue;
+    }
+    Result<cuda::Condition> condition = cuda::ParseCondition(contents.substr(f.span.begin, f.span.end - f.span.begin));
+    if (!condition || !Mentions(*condition, gate.macro)) continue;
+    if (!ScopeMatches(f.scope, gate.scope)) {
+      out.near_misses.push_back(NearMiss(f, "other scope"));
+      continue;
+    }
+    Result<Place> place = WidenCudaGate(f, *condition, gate, contents, targets);
+    if (!place) return place.error();
+    out.places.push_back(std::move(*place));
+  }
+  return out;
+}
+
+Result<FilePlaces> LocatePythonGates(const rules::PythonGate& gate, const std::string& path,
+                                     std::string_view contents, const std::vector<arch::Arch>& targets) {
+  Result<std::vector<Finding>> findings = python::ScanPython(path, contents, targets);
+  if (!findings) return findings.error();
+  FilePlaces out;
+  const python::AddMode mode =
+      gate.add == rules::AddForm::kMajor ? python::AddMode::kMajor : python::AddMode::kCapability;
+  for (const Finding& f : *findings) {
+    if (f.kind != "python-gate") continue;
+    const std::string name = f.details.value("name", "");
+    if (!ScopeMatches(f.scope, gate.scope) || (!gate.name.empty() && name != gate.name)) {
+      out.near_misses.push_back(NearMiss(f, fmt::format("scope '{}', name '{}'", f.scope, name)));
+      continue;
+    }
+    std::vector<Tri> verdicts;
+    for (const arch::Arch& a : targets) verdicts.push_back(f.VerdictFor(a.name()));
+    std::string after = std::string(contents.substr(f.span.begin, f.span.end - f.span.begin));
+    if (!AllTrue(verdicts)) {
+      Result<std::string> widened = python::WidenLiteral(contents, f, targets, mode);
+      if (!widened) {
+        return Error{fmt::format("{}:{}:{}: cannot widen '{}': {}", path, f.line, f.column, f.text,
+                                 widened.error().message), {}};
+      }
+      after = *widened;
+    }
+    Place p = MakePlace(contents, f.span.begin, f.span.end, after);
+    p.description = p.satisfied ? fmt::format("'{}' already admits {}", f.text, TargetList(targets))
+                                : fmt::format("{} '{}' -> '{}' in '{}'", name.empty() ? "gate" : name, p.before,
+                                              p.after, f.scope);
+    out.places.push_back(std::move(p));
+  }
+  return out;
+}
+
+}  // namespace archpatch::plan

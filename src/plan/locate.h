@@ -1,0 +1,48 @@
+// Locating one rule edit's places in one file: the gates (or literal text) it selects, each with
+// the replacement that admits the targets, or marked satisfied when it already does.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "arch/arch.h"
+#include "rules/rule.h"
+#include "util/result.h"
+
+namespace archpatch::plan {
+
+struct Place {
+  size_t begin = 0;  // bytes [begin, end) of the file to replace
+  size_t end = 0;
+  std::string before;
+  std::string after;  // == before when satisfied
+  int line = 0;
+  int column = 0;
+  bool satisfied = false;
+  std::string description;
+};
+
+struct FilePlaces {
+  std::vector<Place> places;            // sorted by begin
+  std::vector<std::string> near_misses; // what the file has that the edit did not select
+};
+
+// `path` is root-relative (for messages); `contents` the file's bytes.
+Result<FilePlaces> LocateCudaGates(const rules::CudaGate& gate, const std::string& path,
+                                   std::string_view contents, const std::vector<arch::Arch>& targets);
+Result<FilePlaces> LocatePythonGates(const rules::PythonGate& gate, const std::string& path,
+                                     std::string_view contents, const std::vector<arch::Arch>& targets);
+// `old` inside the scope's byte ranges: a Python def/class (nested code included) or a C/C++
+// function body, the whole file without a scope. An occurrence of `new` counts as satisfied.
+Result<FilePlaces> LocateReplacements(const rules::Replace& replace, const std::string& path,
+                                      std::string_view contents);
+
+// 1-based line and byte column of a byte offset.
+std::pair<int, int> LineColumn(std::string_view contents, size_t offset);
+
+// Scope suffix match on '.' (Python) and '::' (C++) boundaries: "B.f" matches "A.B.f".
+bool ScopeMatches(std::string_view actual, std::string_view wanted);
+
+}  // namespace archpatch::plan
