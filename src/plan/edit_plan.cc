@@ -49,7 +49,9 @@ class FieldReader {
     return object_[key].get<std::string>();
   }
   Result<size_t> Size(const char* key) const {
-    if (!object_.contains(key) || !object_[key].is_number_unsigned()) return Missing(key, "a number >= 0");
+    if (!object_.contains(key) || !object_[key].is_number_integer() || object_[key].get<long long>() < 0) {
+      return Missing(key, "a number >= 0");
+    }
     return object_[key].get<size_t>();
   }
   Result<int> Int(const char* key) const {

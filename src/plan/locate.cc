@@ -36,8 +36,9 @@ bool Mentions(const cuda::Condition& condition, std::string_view macro) {
 }
 
 std::string NearMiss(const Finding& f, std::string_view why) {
-  return fmt::format("{}:{}: {} '{}'{} ({})", f.file, f.line, f.kind, f.text,
-                     f.scope.empty() ? "" : fmt::format(" in '{}'", f.scope), why);
+  return fmt::format("{}:{}: {} '{}'{}{}", f.file, f.line, f.kind, f.text,
+                     f.scope.empty() ? "" : fmt::format(" in '{}'", f.scope),
+                     why.empty() ? "" : fmt::format(" ({})", why));
 }
 
 cuda::WidenStrategy ToWiden(rules::Strategy s) {
@@ -130,7 +131,7 @@ Result<FilePlaces> LocatePythonGates(const rules::PythonGate& gate, const std::s
     if (f.kind != "python-gate") continue;
     const std::string name = f.details.value("name", "");
     if (!ScopeMatches(f.scope, gate.scope) || (!gate.name.empty() && name != gate.name)) {
-      out.near_misses.push_back(NearMiss(f, fmt::format("scope '{}', name '{}'", f.scope, name)));
+      out.near_misses.push_back(NearMiss(f, f.text.find(name) == std::string::npos ? "name '" + name + "'" : ""));
       continue;
     }
     std::vector<Tri> verdicts;
