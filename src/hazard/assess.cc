@@ -1,0 +1,301 @@
+#include "hazard/assess.h"
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <regex>
+#include <set>
+#include <sstream>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+#include <spdlog/spdlog.h>
+
+#include "hazard/branches.h"
+#include "hazard/check.h"
+#include "hazard/classify.h"
+#include "hazard/source.h"
+#include "scan/scan.h"
+
+namespace archpatch::hazard {
+namespace {
+
+namespace fs = std::filesystem;
+
+constexpr size_t kMaxIndexedFiles = 50000;  // a package bigger than this is not searched for sources
+
+std::optional<std::string> ReadFile(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  if (!in) return std::nullopt;
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+std::vector<arch::Arch> Targets(const plan::RulePlan& rule) {
+  std::vector<arch::Arch> out;
+  for (const std::string& t : rule.targets) {
+    if (Result<arch::Arch> a = arch::ParseArch(t)) out.push_back(*a);
+  }
+  return out;
+}
+
+// The CUDA/C++ files of one package folder, by file name (for sources a Python file names).
+class SourceIndex {
+ public:
+  SourceIndex(const fs::path& root, const std::string& package) : root_(root) {
+    std::error_code ec;
+    fs::recursive_directory_iterator it(root / package, fs::directory_options::skip_permission_denied, ec), end;
+    for (size_t n = 0; !ec && it != end && n < kMaxIndexedFiles; it.increment(ec), ++n) {
+      if (!it->is_regular_file(ec) || scan::KindOf(it->path().string()) != scan::FileKind::kCuda) continue;
+      by_name_[it->path().filename().string()].push_back(it->path().lexically_relative(root).generic_string());
+    }
+  }
+
+  // Paths (relative to the root) whose end matches `name` ("comm/x.cuh" matches "pkg/inc/comm/x.cuh").
+  std::vector<std::string> Find(const std::string& name) const {
+    std::vector<std::string> out;
+    auto it = by_name_.find(fs::path(name).filename().string());
+    if (it == by_name_.end()) return out;
+    for (const std::string& p : it->second) {
+      if (p == name || (p.size() > name.size() && p.compare(p.size() - name.size(), name.size(), name) == 0 &&
+                        p[p.size() - name.size() - 1] == '/')) {
+        out.push_back(p);
+      }
+    }
+    return out;
+  }
+
+ private:
+  fs::path root_;
+  std::map<std::string, std::vector<std::string>> by_name_;
+};
+
+std::vector<std::string> Matches(const std::string& text, const std::regex& re) {
+  std::vector<std::string> out;
+  for (std::sregex_iterator it(text.begin(), text.end(), re), end; it != end; ++it) out.push_back((*it)[1].str());
+  return out;
+}
+
+// The CUDA files a Python JIT file builds: the sources it names and, transitively, the quoted
+// #includes of those found in the same package.
+std::vector<std::string> ReachableSources(const fs::path& root, const std::string& py_path, const std::string& py_text) {
+  static const std::regex kNamed(R"re(["']([^"'\s]+\.(?:cu|cuh|cpp|cc|h|hpp|inl))["'])re");
+  static const std::regex kInclude(R"re(#\s*include\s*"([^"]+)")re");
+  const std::string package = fs::path(py_path).begin()->string();
+  SourceIndex index(root, package);
+  std::vector<std::string> queue, seen;
+  for (const std::string& n : Matches(py_text, kNamed)) {
+    for (const std::string& p : index.Find(n)) queue.push_back(p);
+  }
+  while (!queue.empty() && seen.size() < 500) {
+    std::string p = queue.back();
+    queue.pop_back();
+    if (std::find(seen.begin(), seen.end(), p) != seen.end()) continue;
+    seen.push_back(p);
+    if (std::optional<std::string> text = ReadFile(root / p)) {
+      for (const std::string& inc : Matches(*text, kInclude)) {
+        for (const std::string& q : index.Find(inc)) queue.push_back(q);
+      }
+    }
+  }
+  std::sort(seen.begin(), seen.end());
+  return seen;
+}
+
+// The bytes of `path` after the plan: its planned edits applied, or as on disk.
+std::optional<std::string> AfterPlan(const plan::EditPlan& p, const fs::path& root, const std::string& path) {
+  std::optional<std::string> text = ReadFile(root / path);
+  if (!text) return text;
+  for (const plan::RulePlan& rule : p.rules) {
+    for (const plan::FilePlan& f : rule.files) {
+      if (fs::path(rule.root) == root && f.path == path) return plan::ApplyEdits(*text, f);
+    }
+  }
+  return text;
+}
+
+Finding GateFinding(const plan::RulePlan& rule, const plan::TextEdit& e, const std::string& path,
+                    const Classification& c, const arch::Arch& target) {
+  Finding f;
+  f.file = path;
+  f.line = e.line;
+  f.column = e.column;
+  f.kind = c.safety == Safety::kUnsafe ? "widen-unsafe" : "widen-unknown";
+  f.severity = c.safety == Safety::kUnsafe ? Severity::kError : Severity::kWarning;
+  f.text = e.before;
+  f.span = {e.begin, e.end};
+  f.summary = WidenSentence(c, target);
+  f.details["rule"] = rule.rule_id;
+  const nlohmann::ordered_json widen = WidenJson(c, target);
+  for (const auto& [k, v] : widen.items()) f.details[k] = v;
+  return f;
+}
+
+void AssessCudaEdit(const plan::RulePlan& rule, const plan::FilePlan& file, const plan::TextEdit& e,
+                    const std::string& original, const std::string& after, const ParsedSource& parse,
+                    const std::vector<Branch>& branches, const cuda::MacroEnv& env, PlanAssessment& out) {
+  EditAssessment a{rule.rule_id, file.path, e.line, e.column, e.kind, e.before, e.after, {}, "", ""};
+  a.radius = ArchNames(FileBlastRadius(file.path, original, after, env, arch::AllArches(), e.begin, e.end));
+  const int k = BranchOfCondition(branches, e.begin, e.end);
+  if (k >= 0) {
+    // unsafe outranks unknown outranks safe: the verdict of the edit is its worst target's.
+    auto rank = [](Safety s) { return s == Safety::kUnsafe ? 2 : s == Safety::kUnknown ? 1 : 0; };
+    Safety worst = Safety::kSafe;
+    for (const arch::Arch& target : Targets(rule)) {
+      Classification c = ClassifyBlock(parse, original, branches[k].body_begin, branches[k].body_end, target,
+                                       DefaultFeatures());
+      if (a.reason.empty() || rank(c.safety) > rank(worst)) a.reason = WidenSentence(c, target);
+      if (rank(c.safety) > rank(worst)) worst = c.safety;
+      if (c.safety != Safety::kSafe) out.findings.push_back(GateFinding(rule, e, file.path, c, target));
+    }
+    a.widen = SafetyName(worst);
+  } else {
+    out.notes.push_back(fmt::format("{}:{}: the edit is not inside an #if condition; its block was not checked",
+                                    file.path, e.line));
+  }
+  out.edits.push_back(std::move(a));
+}
+
+void AssessCudaFile(const plan::RulePlan& rule, const plan::FilePlan& file, const cuda::MacroEnv& env,
+                    PlanAssessment& out) {
+  std::optional<std::string> original = ReadFile(fs::path(rule.root) / file.path);
+  if (!original) {
+    out.notes.push_back(fmt::format("{}: cannot read it to check the edit", file.path));
+    return;
+  }
+  const std::string after = plan::ApplyEdits(*original, file);
+  Result<ParsedSource> parse = Parse(file.path, *original);
+  if (!parse) {
+    out.notes.push_back(parse.error().str());
+    return;
+  }
+  const std::vector<Branch> branches = FindBranches(*original, parse->tokens, {}, env);
+  for (const plan::TextEdit& e : file.edits) {
+    AssessCudaEdit(rule, file, e, *original, after, *parse, branches, env, out);
+  }
+}
+
+// Kernels the widened Python gate makes reachable on a target that still compile empty there.
+void AssessPythonFile(const plan::EditPlan& p, const plan::RulePlan& rule, const plan::FilePlan& file,
+                      const cuda::MacroEnv& env, std::set<std::string>& reported, PlanAssessment& out) {
+  const fs::path root = rule.root;
+  std::optional<std::string> py = ReadFile(root / file.path);
+  if (!py) return;
+  const std::vector<std::string> sources = ReachableSources(root, file.path, *py);
+  if (sources.empty()) {
+    out.notes.push_back(fmt::format("{}: names no CUDA source found in the package; kernels it builds were not "
+                                    "checked for empty bodies", file.path));
+    return;
+  }
+  for (const arch::Arch& target : Targets(rule)) {
+    for (const std::string& src : sources) {
+      std::optional<std::string> text = AfterPlan(p, root, src);
+      if (!text || text->find("__global__") == std::string::npos) continue;
+      CheckOptions o;
+      o.target = target;
+      o.env = env;
+      Result<FileHazards> h = CheckFile(src, *text, o);
+      if (!h) continue;
+      for (Finding f : h->empty_kernels) {
+        if (!reported.insert(fmt::format("{}:{}:{}", src, f.line, target.name())).second) continue;
+        f.details["rule"] = rule.rule_id;
+        f.details["reached_through"] = file.path;
+        out.findings.push_back(std::move(f));
+      }
+    }
+  }
+}
+
+std::string ShortArchList(const std::vector<std::string>& names) {
+  if (names.empty()) return "none";
+  if (names.size() <= 8) return fmt::format("{}", fmt::join(names, ", "));
+  return fmt::format("{} and {} more", fmt::join(std::vector<std::string>(names.begin(), names.begin() + 8), ", "),
+                     names.size() - 8);
+}
+
+}  // namespace
+
+bool PlanAssessment::Refuses() const {
+  return std::any_of(findings.begin(), findings.end(), [](const Finding& f) { return f.severity == Severity::kError; });
+}
+
+PlanAssessment AssessPlan(const plan::EditPlan& p, const cuda::MacroEnv& env) {
+  PlanAssessment out;
+  std::set<std::string> reported;
+  for (const plan::RulePlan& rule : p.rules) {
+    for (const plan::FilePlan& file : rule.files) {
+      switch (scan::KindOf(file.path)) {
+        case scan::FileKind::kCuda: AssessCudaFile(rule, file, env, out); break;
+        case scan::FileKind::kPython: AssessPythonFile(p, rule, file, env, reported, out); break;
+        case scan::FileKind::kOther: break;
+      }
+    }
+  }
+  SortFindings(out.findings);
+  return out;
+}
+
+nlohmann::json BlastRadiusJson(const std::string& path, std::string_view original, const plan::FilePlan& file,
+                               const cuda::MacroEnv& env) {
+  if (scan::KindOf(path) != scan::FileKind::kCuda) return nullptr;
+  const std::string after = plan::ApplyEdits(original, file);
+  nlohmann::json j;
+  j["arches"] = ArchNames(FileBlastRadius(path, original, after, env));
+  j["edits"] = nlohmann::json::array();
+  for (const plan::TextEdit& e : file.edits) {
+    j["edits"].push_back({{"line", e.line},
+                          {"arches", ArchNames(FileBlastRadius(path, original, after, env, arch::AllArches(),
+                                                               e.begin, e.end))}});
+  }
+  return j;
+}
+
+nlohmann::ordered_json ToJson(const PlanAssessment& a) {
+  nlohmann::ordered_json j;
+  j["refuses"] = a.Refuses();
+  nlohmann::ordered_json edits = nlohmann::ordered_json::array();
+  for (const EditAssessment& e : a.edits) {
+    nlohmann::ordered_json x;
+    x["rule"] = e.rule;
+    x["file"] = e.file;
+    x["line"] = e.line;
+    x["column"] = e.column;
+    x["kind"] = e.kind;
+    x["before"] = e.before;
+    x["after"] = e.after;
+    x["blast_radius"] = e.radius;
+    x["widen"] = e.widen;
+    x["reason"] = e.reason;
+    edits.push_back(x);
+  }
+  j["edits"] = edits;
+  nlohmann::ordered_json findings = nlohmann::ordered_json::array();
+  for (const Finding& f : a.findings) findings.push_back(archpatch::ToJson(f));
+  j["hazards"] = findings;
+  j["notes"] = a.notes;
+  return j;
+}
+
+std::vector<std::string> DescribeAssessment(const PlanAssessment& a) {
+  std::vector<std::string> out;
+  for (const EditAssessment& e : a.edits) {
+    out.push_back(fmt::format("{}:{}: blast radius: {} (arches whose compiled code this edit changes)", e.file,
+                              e.line, ShortArchList(e.radius)));
+    if (!e.reason.empty()) out.push_back(fmt::format("{}:{}: {}", e.file, e.line, e.reason));
+  }
+  for (const Finding& f : a.findings) {
+    if (f.kind == "empty-kernel") {
+      out.push_back(fmt::format("{}:{}:{}: {}: kernel '{}' is reached through {}:", f.file, f.line, f.column,
+                                SeverityName(f.severity), f.text, f.details.value("reached_through", "?")));
+      for (const std::string& line : ExplainLines(f)) out.push_back("  " + line);
+    } else if (f.kind == "widen-unsafe") {
+      out.push_back(fmt::format("{}:{}:{}: {}: {}", f.file, f.line, f.column, SeverityName(f.severity), f.summary));
+    }
+  }
+  for (const std::string& n : a.notes) out.push_back("note: " + n);
+  return out;
+}
+
+}  // namespace archpatch::hazard

@@ -1,0 +1,124 @@
+// AssessPlan over the fixture tree tests/fixtures/hazard/tree, with plans written by hand the way
+// the planner would make them: the seed case (Python gate widened, CUDA gate not), the fix for it
+// (both widened), and a CUDA edit that opens a tcgen05 block to SM120.
+#include "hazard/assess.h"
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include <gtest/gtest.h>
+
+namespace archpatch::hazard {
+namespace {
+
+namespace fs = std::filesystem;
+
+const fs::path kTree = fs::path(ARCHPATCH_SOURCE_DIR) / "tests/fixtures/hazard/tree";
+
+std::string Read(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+class AssessTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    setenv("ARCHPATCH_FEATURES", (std::string(ARCHPATCH_SOURCE_DIR) + "/rules/features.yaml").c_str(), 1);
+  }
+
+  // One edit replacing the first `before` in `path` by `after`.
+  static plan::FilePlan Edit(const std::string& path, const std::string& before, const std::string& after,
+                             const std::string& kind) {
+    const std::string text = Read(kTree / path);
+    const size_t at = text.find(before);
+    EXPECT_NE(at, std::string::npos) << before;
+    plan::TextEdit e;
+    e.begin = at;
+    e.end = at + before.size();
+    e.before = before;
+    e.after = after;
+    e.line = 1 + static_cast<int>(std::count(text.begin(), text.begin() + at, '\n'));
+    e.column = static_cast<int>(at - text.rfind('\n', at - 1));
+    e.kind = kind;
+    return plan::FilePlan{path, "", "", {e}};
+  }
+
+  static plan::EditPlan Plan(std::vector<plan::FilePlan> files) {
+    plan::RulePlan rule;
+    rule.rule_id = "test-rule";
+    rule.root = kTree.string();
+    rule.targets = {"sm_120"};
+    rule.files = std::move(files);
+    return plan::EditPlan{kTree.string(), {rule}};
+  }
+
+  static plan::FilePlan PythonWidened() {
+    return Edit("pkg/jit/comm.py", "[9, 10]", "[9, 10, 12]", "python-gate");
+  }
+  static plan::FilePlan CudaWidened() {
+    return Edit("pkg/include/allreduce_fusion.cuh", " && (__CUDA_ARCH__ < 1200)", "", "cuda-gate");
+  }
+};
+
+TEST_F(AssessTest, WideningOnlyThePythonGateLeavesAnEmptyKernelReachableAndRefuses) {
+  PlanAssessment a = AssessPlan(Plan({PythonWidened()}));
+  ASSERT_EQ(a.findings.size(), 1u);
+  const Finding& f = a.findings[0];
+  EXPECT_EQ(f.kind, "empty-kernel");
+  EXPECT_EQ(f.file, "pkg/include/allreduce_fusion.cuh");
+  EXPECT_EQ(f.text, "allreduce_fusion_kernel");
+  EXPECT_EQ(f.details["reached_through"], "pkg/jit/comm.py");
+  EXPECT_TRUE(a.Refuses());
+  std::vector<std::string> lines = DescribeAssessment(a);
+  ASSERT_FALSE(lines.empty());
+  EXPECT_EQ(lines[0], "pkg/include/allreduce_fusion.cuh:11:17: error: kernel 'allreduce_fusion_kernel' is reached "
+                      "through pkg/jit/comm.py:");
+}
+
+TEST_F(AssessTest, WideningBothGatesIsSafeAndShowsTheBlastRadius) {
+  PlanAssessment a = AssessPlan(Plan({CudaWidened(), PythonWidened()}));
+  EXPECT_TRUE(a.findings.empty()) << ToJson(a).dump(2);
+  EXPECT_FALSE(a.Refuses());
+  ASSERT_EQ(a.edits.size(), 1u);
+  EXPECT_EQ(a.edits[0].widen, "widen-safe");
+  EXPECT_EQ(a.edits[0].radius,
+            (std::vector<std::string>{"sm_120", "sm_120a", "sm_120f", "sm_121", "sm_121a", "sm_121f"}));
+  EXPECT_EQ(DescribeAssessment(a)[0],
+            "pkg/include/allreduce_fusion.cuh:12: blast radius: sm_120, sm_120a, sm_120f, sm_121, sm_121a, sm_121f "
+            "(arches whose compiled code this edit changes)");
+}
+
+TEST_F(AssessTest, OpeningATcgen05BlockToSm120IsRefused) {
+  PlanAssessment a = AssessPlan(Plan({Edit("pkg/include/blackwell_mma.cuh", " && (__CUDA_ARCH__ < 1200)", "",
+                                           "cuda-gate")}));
+  ASSERT_EQ(a.findings.size(), 1u);
+  EXPECT_EQ(a.findings[0].kind, "widen-unsafe");
+  EXPECT_EQ(a.findings[0].severity, Severity::kError);
+  EXPECT_EQ(a.findings[0].details["needs"][0]["feature"], "tcgen05");
+  EXPECT_TRUE(a.Refuses());
+  EXPECT_EQ(ToJson(a)["edits"][0]["widen"], "widen-unsafe");
+}
+
+TEST_F(AssessTest, AnUnknownBlockWarnsButDoesNotRefuse) {
+  PlanAssessment a = AssessPlan(Plan({Edit("pkg/include/unknown.cuh", " && (__CUDA_ARCH__ < 1200)", "",
+                                           "cuda-gate")}));
+  ASSERT_EQ(a.findings.size(), 1u);
+  EXPECT_EQ(a.findings[0].kind, "widen-unknown");
+  EXPECT_EQ(a.findings[0].severity, Severity::kWarning);
+  EXPECT_FALSE(a.Refuses());
+}
+
+TEST_F(AssessTest, BlastRadiusJsonIsNullForPythonAndListsArchesForCuda) {
+  plan::FilePlan cuda = CudaWidened();
+  nlohmann::json j = BlastRadiusJson(cuda.path, Read(kTree / cuda.path), cuda);
+  EXPECT_EQ(j["arches"].size(), 6u);
+  EXPECT_EQ(j["edits"][0]["line"], 12);
+  EXPECT_TRUE(BlastRadiusJson("pkg/jit/comm.py", Read(kTree / "pkg/jit/comm.py"), PythonWidened()).is_null());
+}
+
+}  // namespace
+}  // namespace archpatch::hazard
