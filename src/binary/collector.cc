@@ -44,8 +44,11 @@ void ImageCollector::AddEntry(std::span<const uint8_t> bytes, const FatbinEntry&
   if (image.kind == ImageKind::kPtx) {
     image.ptx_version = fmt::format("{}.{}", entry.version_major, entry.version_minor);
   }
-  // Only arches with a/f variants need a look inside when the header does not say.
-  if (options_.inspect_payloads && image.arch.variant == arch::Variant::kPlain && entry.sm >= 90) {
+  // Only arches with a/f variants need a look inside, and only when the header may not say:
+  // entries nvcc 13 wrote (ELF ABI version 8, PTX ISA 9.x) always carry the a/f flags.
+  const bool header_is_complete = entry.kind == kEntryElf ? entry.version_minor >= 8 : entry.version_major >= 9;
+  if (options_.inspect_payloads && !header_is_complete && image.arch.variant == arch::Variant::kPlain &&
+      entry.sm >= 90) {
     InspectPayload(bytes, entry, image);
   }
   file_.images.push_back(std::move(image));

@@ -21,14 +21,17 @@ std::string ByteArray(const std::string& name, const std::string& path) {
   return out + "};\n";
 }
 
-// A host-only shared object holding a fatbin (sm_120a) and a cubin (sm_100a) as byte arrays.
+// A host-only shared object holding a fatbin (sm_120a) and a cubin (sm_100a) as byte arrays,
+// and calling cuModuleLoadData (declared here, resolved at load time) the way such libraries do.
 std::string BuildEmbeddingLibrary() {
-  const std::filesystem::path out = testing::CacheDir() / "embedding.so";
+  const std::filesystem::path out = testing::CacheDir() / "embedding-v2.so";
   if (std::filesystem::exists(out)) return out.string();
   const std::string fatbin = testing::BuildFixture("k120a.fatbin", "-fatbin -gencode arch=compute_120a,code=sm_120a");
   const std::string cubin = testing::BuildFixture("k100a.cubin", "-cubin -arch sm_100a");
   const std::filesystem::path source = testing::CacheDir() / fmt::format("embedding.{}.cc", getpid());
-  std::ofstream(source) << ByteArray("kernels_fatbin", fatbin) << ByteArray("kernels_cubin", cubin);
+  std::ofstream(source) << ByteArray("kernels_fatbin", fatbin) << ByteArray("kernels_cubin", cubin)
+                        << "extern \"C\" int cuModuleLoadData(void**, const void*);\n"
+                        << "extern \"C\" int load(void** m) { return cuModuleLoadData(m, kernels_fatbin); }\n";
   const std::string tmp = fmt::format("{}.tmp{}", out.string(), getpid());
   const std::string cmd = fmt::format("c++ -shared -fPIC -o '{}' '{}'", tmp, source.string());
   if (std::system(cmd.c_str()) != 0) return "";
@@ -54,6 +57,15 @@ TEST(EmbeddedKernels, FoundInRodataWhenNothingRegisteredCoversTheTarget) {
   EXPECT_EQ(file.EmbeddedNames(ImageKind::kSass), (std::vector<std::string>{"sm_100a", "sm_120a"}));
   EXPECT_EQ(scan.files[0].coverage[0].image, "sm_120a");
   EXPECT_EQ(scan.files[0].coverage[1].image, "sm_100a");
+}
+
+TEST(EmbeddedKernels, PlainHostLibrariesAreNotSearched) {
+  // A library with no CUDA sections and no module-loading import: its .rodata is not read.
+  ScanOptions options;
+  options.targets = *arch::ParseArchList("sm_120");
+  BinaryScan scan = ScanBinaries({"/proc/self/exe"}, options);
+  EXPECT_TRUE(scan.files.empty());
+  EXPECT_LT(scan.bytes_read, 64u * 1024);
 }
 
 }  // namespace

@@ -6,7 +6,7 @@
 //     +0  u16 kind (1 PTX, 2 ELF/SASS, 8 LTO IR)   +2  u16 entry version
 //     +4  u32 header_size                          +8  u64 payload_size (padded)
 //     +16 u32 compressed_size (0: not compressed)  +20 u32 offset of the options block
-//     +24 u16 minor, +26 u16 major  (PTX: the PTX ISA version, e.g. 9.0)
+//     +24 u16 minor, +26 u16 major  (PTX: the PTX ISA version, 9.0; ELF: 1.8, the ELF ABI)
 //     +28 u32 sm (90 for sm_90a)                   +32 u32 name offset, +36 u32 name length
 //     +40 u64 flags (below)                        +48 u64 reserved
 //     +56 u64 decompressed_size

@@ -5,6 +5,7 @@
 
 #include <cstring>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 #include <vector>
 
@@ -63,6 +64,10 @@ class HostElfReader {
   void Read(bool scan_rodata) {
     file_.bytes_read += 64 + sections_.size() * 64;  // ELF header and section headers
     for (const HostSection& s : sections_) {
+      file_.has_cuda_sections = file_.has_cuda_sections || s.is_fatbin_section() || s.name == ".nvFatBinSegment";
+      if (s.name == ".dynstr" && s.has_bytes()) file_.loads_modules = ImportsModuleLoader(Bytes(s));
+    }
+    for (const HostSection& s : sections_) {
       if (!s.has_bytes() || !s.is_fatbin_section()) continue;
       file_.bytes_read += s.size;
       collector_.AddFatbins(Bytes(s), s.name, s.name == "__nv_relfatbin");
@@ -79,6 +84,18 @@ class HostElfReader {
 
  private:
   std::span<const uint8_t> Bytes(const HostSection& s) const { return bytes_.subspan(s.offset, s.size); }
+
+  // Whether the dynamic string table names a driver call that loads kernels from memory.
+  bool ImportsModuleLoader(std::span<const uint8_t> dynstr) {
+    file_.bytes_read += dynstr.size();
+    static constexpr std::string_view kLoaders[] = {"cuModuleLoadData", "cuModuleLoadFatBinary",
+                                                   "cuLibraryLoadData", "cudaLibraryLoadData"};
+    for (std::string_view name : kLoaders) {
+      // memmem, not string_view::find: .dynstr of big C++ libraries runs to megabytes.
+      if (memmem(dynstr.data(), dynstr.size(), name.data(), name.size())) return true;
+    }
+    return false;
+  }
 
   static bool IsReadOnlyData(const HostSection& s) {
     return s.has_bytes() && s.loaded() && !(s.flags & (SHF_WRITE | SHF_EXECINSTR)) &&

@@ -45,6 +45,11 @@ struct BinaryFile {
   uint64_t file_size = 0;
   uint64_t bytes_read = 0;    // what the reader actually read: headers plus fatbin bytes
   std::vector<std::string> warnings;  // entries skipped as malformed, and why
+  // Host ELF only: whether it has the sections nvcc emits (.nv_fatbin, __nv_relfatbin,
+  // .nvFatBinSegment), and whether it imports a driver call that loads modules from memory
+  // (cuModuleLoadData, cuLibraryLoadData, ...). Either makes a .rodata search worth its cost.
+  bool has_cuda_sections = false;
+  bool loads_modules = false;
 
   // Unique image names of one kind, sorted by arch table order ("sm_80", "sm_90a").
   std::vector<std::string> Names(ImageKind kind, bool include_relocatable = true) const;

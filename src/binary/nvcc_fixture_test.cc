@@ -105,8 +105,9 @@ TEST(NvccFixtures, CompressedEntriesAreReadWithZstdAndLz4) {
 
 TEST(NvccFixtures, InspectingPayloadsFindsTheVariantWhenTheHeaderLacksIt) {
   REQUIRE_NVCC();
-  // Clear the entry headers' a bit, as toolkits before CUDA 13 left it: the variant must then
-  // come from inside the (LZ4-compressed) payloads, the ELF's .nv.compat and the PTX .target.
+  // Make the entry headers look like an older toolkit's (ELF ABI 7, PTX ISA 8.8, no a bit):
+  // the variant must then come from inside the (LZ4-compressed) payloads, the ELF's
+  // .nv.compat and the PTX .target.
   const std::string path = SharedObject("compressed-speed",
       "-Xfatbin=-compress-all -gencode arch=compute_90a,code=[sm_90a,compute_90a] "
       "-gencode arch=compute_120,code=sm_120 --compress-mode=speed");
@@ -121,6 +122,9 @@ TEST(NvccFixtures, InspectingPayloadsFindsTheVariantWhenTheHeaderLacksIt) {
       cleared += (flags & kFlagArchSpecific) != 0;
       flags &= ~uint64_t{kFlagArchSpecific};
       std::memcpy(bytes.data() + e.header_offset + 40, &flags, 8);
+      const uint16_t old_minor = e.kind == kEntryElf ? 7 : 8, old_major = e.kind == kEntryElf ? 1 : 8;
+      std::memcpy(bytes.data() + e.header_offset + 24, &old_minor, 2);
+      std::memcpy(bytes.data() + e.header_offset + 26, &old_major, 2);
     }
   }
   EXPECT_GE(cleared, 2);  // sm_90a SASS and PTX, plus the device-link stub's sm_90a image
@@ -131,6 +135,15 @@ TEST(NvccFixtures, InspectingPayloadsFindsTheVariantWhenTheHeaderLacksIt) {
   Result<BinaryFile> header_only = ReadBinaryBytes(bytes, path, ReadOptions{.inspect_payloads = false});
   ASSERT_TRUE(header_only.ok());
   EXPECT_EQ(header_only->Names(ImageKind::kSass), (Names{"sm_90", "sm_120"}));
+  // An nvcc 13 header is trusted as it is: clearing only the a bit is not second-guessed.
+  std::ifstream again(path, std::ios::binary);
+  std::vector<uint8_t> fresh((std::istreambuf_iterator<char>(again)), std::istreambuf_iterator<char>());
+  for (const Fatbin& fatbin : ParseFatbinSequence(fresh, warnings)) {
+    for (const FatbinEntry& e : fatbin.entries) fresh[e.header_offset + 42] &= ~0x10;  // bit 20
+  }
+  Result<BinaryFile> trusted = ReadBinaryBytes(fresh, path);
+  ASSERT_TRUE(trusted.ok());
+  EXPECT_EQ(trusted->Names(ImageKind::kSass), (Names{"sm_90", "sm_120"}));
 }
 
 TEST(NvccFixtures, StandaloneCubinFatbinAndPtxFiles) {

@@ -43,8 +43,11 @@ class Scanner {
   void ScanFile(const fs::path& path, const std::string& display, const OwnerMap* owners, bool named) {
     ++scan_.files_examined;
     Result<BinaryFile> read = ReadBinaryFile(path.string(), options_.read);
-    if (read && read->format == FileFormat::kElf && !options_.read.scan_rodata && !AllNative(*read)) {
-      // Before calling a file uncovered, look for kernels it may load itself from .rodata.
+    if (read && read->format == FileFormat::kElf && !options_.read.scan_rodata &&
+        (read->has_cuda_sections || read->loads_modules) && !AllNative(*read)) {
+      // Before calling a CUDA file uncovered, look for kernels it may load itself from .rodata.
+      // Files with no CUDA sections and no module-loading import are not searched: most of a
+      // site-packages, and searching them would read every big library's .rodata.
       ReadOptions deeper = options_.read;
       deeper.scan_rodata = true;
       read = ReadBinaryFile(path.string(), deeper);
