@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <map>
 #include <regex>
 #include <set>
@@ -295,6 +296,57 @@ std::vector<std::string> DescribeAssessment(const PlanAssessment& a) {
     }
   }
   for (const std::string& n : a.notes) out.push_back("note: " + n);
+  return out;
+}
+
+bool PlanProof::ok() const {
+  return std::all_of(files.begin(), files.end(), [](const FileProof& f) { return f.ok; });
+}
+
+Result<PlanProof> ProvePlan(const plan::EditPlan& p, const ProofOptions& options) {
+  PlanProof out;
+  for (const plan::RulePlan& rule : p.rules) {
+    const std::vector<arch::Arch> targets = Targets(rule);
+    for (const plan::FilePlan& file : rule.files) {
+      if (scan::KindOf(file.path) != scan::FileKind::kCuda) {
+        out.skipped.push_back(fmt::format("{}: not a CUDA/C++ file; the compiler proof covers CUDA edits", file.path));
+        continue;
+      }
+      std::optional<std::string> before = ReadFile(fs::path(rule.root) / file.path);
+      if (!before) return Error{fmt::format("cannot read '{}' for the proof", file.path), {}};
+      std::vector<ByteSpan> edited;
+      for (const plan::TextEdit& e : file.edits) edited.push_back({e.begin, e.end});
+      Result<FileProof> proof = ProveEdit(file.path, *before, plan::ApplyEdits(*before, file), edited, targets, options);
+      if (!proof) return proof.error();
+      out.files.push_back(std::move(*proof));
+    }
+  }
+  return out;
+}
+
+nlohmann::ordered_json ToJson(const PlanProof& proof) {
+  nlohmann::ordered_json j;
+  j["ok"] = proof.ok();
+  j["files"] = nlohmann::ordered_json::array();
+  for (const FileProof& f : proof.files) j["files"].push_back(ToJson(f));
+  j["skipped"] = proof.skipped;
+  return j;
+}
+
+std::vector<std::string> DescribeProof(const PlanProof& proof) {
+  std::vector<std::string> out;
+  for (const FileProof& f : proof.files) {
+    if (f.ok) {
+      out.push_back(fmt::format("proof: {}: proven with {}: the edit turns the block on for {}, and changes the "
+                                "compiled code of {} only (as predicted)",
+                                f.path, f.engine, ShortArchList(f.reached), ShortArchList(f.changed)));
+    } else {
+      out.push_back(fmt::format("proof: {}: FAILED with {}:", f.path, f.engine));
+      for (const std::string& problem : f.problems) out.push_back("  " + problem);
+    }
+    for (const std::string& n : f.notes) out.push_back("  note: " + n);
+  }
+  for (const std::string& s : proof.skipped) out.push_back("proof: " + s);
   return out;
 }
 

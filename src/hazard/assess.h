@@ -14,6 +14,7 @@
 
 #include "cuda/macro_env.h"
 #include "hazard/blast_radius.h"
+#include "hazard/proof.h"
 #include "plan/edit_plan.h"
 #include "report/finding.h"
 
@@ -53,5 +54,19 @@ nlohmann::ordered_json ToJson(const PlanAssessment& a);
 // Lines for people (dry run and refusals): one per edit with its blast radius and verdict, then
 // one paragraph per finding.
 std::vector<std::string> DescribeAssessment(const PlanAssessment& a);
+
+// The compiler proof of every CUDA/C++ file of the plan (proof.h), on the bytes before and after
+// the edits, in memory: run it before writing anything and a failed proof changes nothing.
+struct PlanProof {
+  std::vector<FileProof> files;
+  std::vector<std::string> skipped;  // files not proven (not CUDA/C++), in plain words
+  bool ok() const;
+};
+Result<PlanProof> ProvePlan(const plan::EditPlan& plan, const ProofOptions& options = {});
+
+nlohmann::ordered_json ToJson(const PlanProof& proof);
+
+// "proof: pkg/x.cuh: proven with nvcc: ..." lines for people.
+std::vector<std::string> DescribeProof(const PlanProof& proof);
 
 }  // namespace archpatch::hazard

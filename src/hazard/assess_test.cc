@@ -122,3 +122,42 @@ TEST_F(AssessTest, BlastRadiusJsonIsNullForPythonAndListsArchesForCuda) {
 
 }  // namespace
 }  // namespace archpatch::hazard
+
+namespace archpatch::hazard {
+namespace {
+
+ProofOptions FewArches() {
+  ProofOptions o;
+  o.engine = ProofEngine::kLibclang;
+  o.arches.clear();
+  for (const char* a : {"sm_75", "sm_90", "sm_100a", "sm_120", "sm_121"}) o.arches.push_back(*arch::ParseArch(a));
+  return o;
+}
+
+TEST_F(AssessTest, ThePlanProofPassesForTheRightRewriteAndSkipsPython) {
+  Result<PlanProof> p = ProvePlan(Plan({CudaWidened(), PythonWidened()}), FewArches());
+  ASSERT_TRUE(p.ok()) << p.error().str();
+  EXPECT_TRUE(p->ok()) << ToJson(*p).dump(2);
+  ASSERT_EQ(p->files.size(), 1u);
+  EXPECT_EQ(p->files[0].changed, (std::vector<std::string>{"sm_120", "sm_121"}));
+  EXPECT_EQ(p->skipped.size(), 1u);
+  EXPECT_EQ(DescribeProof(*p)[0],
+            "proof: pkg/include/allreduce_fusion.cuh: proven with libclang: the edit turns the block on for sm_120, "
+            "and changes the compiled code of sm_120, sm_121 only (as predicted)");
+}
+
+TEST_F(AssessTest, ThePlanProofFailsForARewriteThatTurnsOnOlderArches) {
+  plan::FilePlan wrong = Edit("pkg/include/allreduce_fusion.cuh",
+                              "(defined(__CUDA_ARCH__) && (__CUDA_ARCH__ >= 900) && (__CUDA_ARCH__ < 1200))",
+                              "(defined(__CUDA_ARCH__))", "cuda-gate");
+  Result<PlanProof> p = ProvePlan(Plan({wrong}), FewArches());
+  ASSERT_TRUE(p.ok());
+  EXPECT_FALSE(p->ok());
+  std::vector<std::string> lines = DescribeProof(*p);
+  ASSERT_GE(lines.size(), 2u);
+  EXPECT_EQ(lines[0], "proof: pkg/include/allreduce_fusion.cuh: FAILED with libclang:");
+  EXPECT_EQ(lines[1], "  the edit also changes the code compiled for sm_75, which is older than the target: it must not");
+}
+
+}  // namespace
+}  // namespace archpatch::hazard
