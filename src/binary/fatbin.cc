@@ -112,9 +112,11 @@ Result<std::string> EntryPayload(std::span<const uint8_t> bytes, const FatbinEnt
     return Error{"entry payload runs past the data"};
   }
   std::span<const uint8_t> stored = bytes.subspan(e.payload_offset, e.payload_size);
-  // Decompressed sizes are bounded so a corrupt header cannot ask for gigabytes.
-  constexpr uint64_t kMaxImage = uint64_t{1} << 31;
-  if (e.compression != Compression::kNone && e.decompressed_size > kMaxImage) {
+  // Decompressed sizes are bounded so a corrupt header cannot ask for gigabytes: 2 GiB, and
+  // no more than 4096 times the stored bytes (far above what zstd or LZ4 reach on cubins).
+  constexpr uint64_t kMaxImage = uint64_t{1} << 31, kMaxRatio = 4096;
+  if (e.compression != Compression::kNone &&
+      (e.decompressed_size > kMaxImage || e.decompressed_size > (stored.size() + 64) * kMaxRatio)) {
     return Error{fmt::format("entry states a decompressed size of {} bytes", e.decompressed_size)};
   }
   switch (e.compression) {
@@ -123,6 +125,11 @@ Result<std::string> EntryPayload(std::span<const uint8_t> bytes, const FatbinEnt
     case Compression::kLz4:
       return Lz4DecompressBlock(stored, e.decompressed_size);
     case Compression::kZstd: {
+      const unsigned long long framed = ZSTD_getFrameContentSize(stored.data(), stored.size());
+      if (framed == ZSTD_CONTENTSIZE_ERROR) return Error{"zstd: not a zstd frame"};
+      if (framed != ZSTD_CONTENTSIZE_UNKNOWN && framed != e.decompressed_size) {
+        return Error{fmt::format("zstd frame holds {} bytes, the entry says {}", framed, e.decompressed_size)};
+      }
       std::string out(e.decompressed_size, '\0');
       const size_t n = ZSTD_decompress(out.data(), out.size(), stored.data(), stored.size());
       if (ZSTD_isError(n)) return Error{fmt::format("zstd: {}", ZSTD_getErrorName(n))};

@@ -9,6 +9,7 @@
 
 #include "binary/nvcc_fixture_test_util.h"
 #include "binary/output.h"
+#include "binary/python_link.h"
 
 namespace archpatch::binary {
 namespace {
@@ -151,6 +152,40 @@ TEST(ScanBinaries, ANamedFileThatIsNotABinaryIsReported) {
   BinaryScan scan = ScanBinaries({(tree.root() / "x.so").string()}, options);
   ASSERT_EQ(scan.errors.size(), 1u);
   EXPECT_NE(scan.errors[0].str().find("x.so: not a CUDA binary"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace archpatch::binary
+
+namespace archpatch::binary {
+namespace {
+
+TEST(PythonLoadNames, ImportsAndSharedObjectLiterals) {
+  const std::vector<std::string> names = PythonLoadNames(
+      "import os, fastattn._C as C\n"
+      "from . import _kernels  # the extension\n"
+      "from fastattn.jit import load as jit_load\n"
+      "# import commented_out\n"
+      "lib = ctypes.CDLL(os.path.join(here, \"libfmha.so.1\"))\n");
+  EXPECT_EQ(names, (std::vector<std::string>{"os", "fastattn._C", ".", "_kernels", "fastattn.jit",
+                                             "fastattn.jit.load", "libfmha.so.1"}));
+}
+
+TEST_F(SitePackages, PythonGateWhoseModuleLoadsANoImageBinarySaysSo) {
+  BinaryScan scan = Scan("sm_120");
+  Finding gate;
+  gate.file = "fastattn/__init__.py";  // `from . import _kernels`: sm_90a/sm_100a only
+  gate.kind = "python-gate";
+  gate.summary = "keeps sm_120 out of the fast path";
+  Finding other = gate;
+  other.file = "otherlib/__init__.py";  // does not exist: nothing to link
+  std::vector<Finding> findings = {gate, other};
+  NoteNoImageBinaries(findings, scan, {tree_.root().string()});
+  EXPECT_EQ(findings[0].details["no_image_binaries"], nlohmann::ordered_json::array({"fastattn/_kernels.so"}));
+  EXPECT_EQ(findings[0].summary,
+            "keeps sm_120 out of the fast path; its module loads 'fastattn/_kernels.so', which has no kernel "
+            "image for sm_120: ungating will not help");
+  EXPECT_FALSE(findings[1].details.contains("no_image_binaries"));
 }
 
 }  // namespace

@@ -1,0 +1,124 @@
+#include "binary/python_link.h"
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string_view>
+
+#include <fmt/format.h>
+
+namespace archpatch::binary {
+namespace {
+
+namespace fs = std::filesystem;
+
+bool IsNameChar(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '.'; }
+
+// Splits "a.b, c as d" into {"a.b", "c"}.
+void AddImportList(std::string_view list, const std::string& prefix, std::vector<std::string>& out) {
+  size_t at = 0;
+  while (at < list.size()) {
+    while (at < list.size() && !IsNameChar(list[at])) ++at;
+    size_t end = at;
+    while (end < list.size() && IsNameChar(list[end])) ++end;
+    if (end > at) out.push_back(prefix + std::string(list.substr(at, end - at)));
+    // skip "as alias" and move to the next comma
+    const size_t comma = list.find(',', end);
+    if (comma == std::string_view::npos) break;
+    at = comma + 1;
+  }
+}
+
+// String literals that name a shared object: "libfoo.so", '_C.so', "x.so.1".
+void AddSoLiterals(std::string_view line, std::vector<std::string>& out) {
+  for (size_t at = line.find(".so"); at != std::string_view::npos; at = line.find(".so", at + 3)) {
+    size_t begin = at;
+    while (begin > 0 && line[begin - 1] != '"' && line[begin - 1] != '\'' && line[begin - 1] != '/') --begin;
+    size_t end = at + 3;
+    while (end < line.size() && (std::isdigit(static_cast<unsigned char>(line[end])) || line[end] == '.')) ++end;
+    if (begin < at) out.push_back(std::string(line.substr(begin, end - begin)));
+  }
+}
+
+std::string Stem(const std::string& file_name) { return file_name.substr(0, file_name.find('.')); }
+
+std::string FirstComponent(const std::string& path) {
+  return fs::path(path).begin() == fs::path(path).end() ? "" : fs::path(path).begin()->string();
+}
+
+std::string ReadSource(const std::string& file, const std::vector<std::string>& roots) {
+  std::vector<fs::path> tries = {file};
+  for (const std::string& root : roots) tries.push_back(fs::path(root) / file);
+  for (const fs::path& p : tries) {
+    std::ifstream in(p, std::ios::binary);
+    if (!in) continue;
+    std::ostringstream s;
+    s << in.rdbuf();
+    return s.str();
+  }
+  return "";
+}
+
+bool Loads(const std::vector<std::string>& names, const std::string& py_file, const FileReport& binary) {
+  const std::string file_name = fs::path(binary.display_path).filename().string();
+  const std::string stem = Stem(file_name);
+  const bool same_package = FirstComponent(py_file) == FirstComponent(binary.display_path) ||
+                            fs::path(py_file).parent_path() == fs::path(binary.display_path).parent_path();
+  for (const std::string& name : names) {
+    if (name == file_name) return true;  // named in a string literal
+    const std::string last = name.substr(name.rfind('.') == std::string::npos ? 0 : name.rfind('.') + 1);
+    if (same_package && !stem.empty() && last == stem) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+std::vector<std::string> PythonLoadNames(const std::string& source) {
+  std::vector<std::string> names;
+  std::istringstream in(source);
+  for (std::string raw; std::getline(in, raw);) {
+    std::string_view line = raw;
+    const size_t hash = line.find('#');
+    if (hash != std::string_view::npos && line.find_first_of("\"'") > hash) line = line.substr(0, hash);
+    const size_t indent = line.find_first_not_of(" \t");
+    if (indent == std::string_view::npos) continue;
+    std::string_view code = line.substr(indent);
+    if (code.rfind("import ", 0) == 0) {
+      AddImportList(code.substr(7), "", names);
+    } else if (code.rfind("from ", 0) == 0) {
+      const size_t import = code.find(" import ");
+      if (import != std::string_view::npos) {
+        std::string module(code.substr(5, import - 5));
+        module.erase(module.find_last_not_of(' ') + 1);
+        names.push_back(module);
+        const std::string prefix = module.find_first_not_of('.') == std::string::npos ? "" : module + ".";
+        AddImportList(code.substr(import + 8), prefix, names);
+      }
+    }
+    AddSoLiterals(line, names);
+  }
+  return names;
+}
+
+void NoteNoImageBinaries(std::vector<Finding>& findings, const BinaryScan& scan,
+                         const std::vector<std::string>& roots) {
+  if (scan.targets.empty()) return;
+  for (Finding& finding : findings) {
+    if (finding.kind.rfind("python", 0) != 0) continue;
+    const std::vector<std::string> names = PythonLoadNames(ReadSource(finding.file, roots));
+    nlohmann::ordered_json loaded = nlohmann::ordered_json::array();
+    for (const FileReport& binary : scan.files) {
+      if (binary.coverage.front().status == CoverageStatus::kNoImage && Loads(names, finding.file, binary)) {
+        loaded.push_back(binary.display_path);
+      }
+    }
+    if (loaded.empty()) continue;
+    finding.details["no_image_binaries"] = loaded;
+    finding.summary += fmt::format("{}its module loads '{}', which has no kernel image for {}: ungating will not help",
+                                   finding.summary.empty() ? "" : "; ", loaded.front().get<std::string>(),
+                                   scan.targets.front());
+  }
+}
+
+}  // namespace archpatch::binary
