@@ -146,6 +146,35 @@ TEST(NvccFixtures, InspectingPayloadsFindsTheVariantWhenTheHeaderLacksIt) {
   EXPECT_EQ(trusted->Names(ImageKind::kSass), (Names{"sm_90", "sm_120"}));
 }
 
+TEST(NvccFixtures, WrapperAddressesAreFollowedThroughRelocations) {
+  REQUIRE_NVCC();
+  // Hide .nv_fatbin under another name and zero the wrappers' in-place addresses, as lld leaves
+  // them in position-independent files: the fatbins must be found through .nvFatBinSegment and
+  // the R_X86_64_RELATIVE relocations alone.
+  const std::string path = SharedObject("plain", "-gencode arch=compute_80,code=sm_80 "
+                                                 "-gencode arch=compute_90,code=[sm_90,compute_90]");
+  std::ifstream in(path, std::ios::binary);
+  std::vector<uint8_t> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  std::string text(bytes.begin(), bytes.end());
+  const size_t name = text.find(std::string(".nv_fatbin\0", 11));
+  ASSERT_NE(name, std::string::npos);
+  bytes[name + 9] = 'X';  // ".nv_fatbiX"
+  int zeroed = 0;
+  for (size_t at = 0; at + 24 <= bytes.size(); at += 8) {
+    uint32_t magic = 0;
+    std::memcpy(&magic, bytes.data() + at, 4);
+    if (magic != 0x466243b1) continue;
+    std::memset(bytes.data() + at + 8, 0, 8);
+    ++zeroed;
+  }
+  EXPECT_EQ(zeroed, 2);
+  Result<BinaryFile> file = ReadBinaryBytes(bytes, path);
+  ASSERT_TRUE(file.ok());
+  EXPECT_EQ(file->Names(ImageKind::kSass), (Names{"sm_80", "sm_90"}));
+  EXPECT_EQ(file->Names(ImageKind::kPtx), (Names{"compute_90"}));
+  EXPECT_EQ(file->images.back().where, ".nv_fatbiX");
+}
+
 TEST(NvccFixtures, StandaloneCubinFatbinAndPtxFiles) {
   REQUIRE_NVCC();
   EXPECT_EQ(Read(BuildFixture("k120f.cubin", "-cubin -arch sm_120f")).Names(ImageKind::kSass), (Names{"sm_120f"}));

@@ -53,7 +53,7 @@ class Scanner {
       read = ReadBinaryFile(path.string(), deeper);
     }
     if (!read) {
-      if (named) scan_.errors.push_back(read.error());
+      if (named && options_.named_files_must_be_binaries) scan_.errors.push_back(read.error());
       spdlog::debug("{}", read.error().str());
       return;
     }

@@ -21,6 +21,9 @@ struct ScanOptions {
   // Owners of files by path. When null, each directory scanned that holds *.dist-info folders
   // (a site-packages) is read for its RECORDs.
   const OwnerMap* owners = nullptr;
+  // Whether a file named directly that is not a CUDA binary is an error (binaries-only runs) or
+  // passed over (audits that also scan sources, where most named files are not binaries).
+  bool named_files_must_be_binaries = true;
 };
 
 struct FileReport {
