@@ -218,11 +218,11 @@ bool Recognizer::EndsExpression(size_t next, size_t end) const {
 }
 
 bool Recognizer::TryComparison(const LogicalLine& line, size_t i, std::vector<Gate>& out) {
-  if (!ts_.IsName(i) || IsKeyword(ts_.Text(i)) || (i > line.first && ts_.Is(i - 1, "."))) return false;
+  if (!ts_.IsName(i) || (i > line.first && ts_.Is(i - 1, "."))) return false;
   const size_t j = PrimaryEnd(ts_, i, line.last);
   Compare op{};
   const size_t lit_at = CompareOpAt(j, line.last, op);
-  if (lit_at == 0) return false;
+  if (lit_at == 0 || IsKeyword(ts_.Text(i))) return false;
   size_t next = 0;
   std::optional<Literal> lit = ParseLiteral(ts_, lit_at, line.last, next, &bindings_);
   if (!lit || lit->kind == LiteralKind::kNone || !EndsExpression(next, line.last)) return false;

@@ -155,10 +155,14 @@ void Recognizer::FindCalls(const LogicalLine& line) {
 }
 
 void Recognizer::FindArchStrings(const LogicalLine& line) {
+  bool has_string = false;
+  for (size_t i = line.first; i < line.last && !has_string; ++i) has_string = ts_.tokens[i].kind == TokenKind::kString;
+  if (!has_string) return;
   bool arch_list_line = false;
-  for (size_t i = line.first; i < line.last; ++i) {
+  for (size_t i = line.first; i < line.last && !arch_list_line; ++i) {
+    if (ts_.tokens[i].kind != TokenKind::kName && ts_.tokens[i].kind != TokenKind::kString) continue;
     const std::string lower = LowerText(ts_.Text(i));
-    arch_list_line = arch_list_line || Contains(lower, "arch_list") || Contains(lower, "cuda_arch");
+    arch_list_line = Contains(lower, "arch_list") || Contains(lower, "cuda_arch");
   }
   for (size_t i = line.first; i < line.last; ++i) {
     const Token& t = ts_.tokens[i];
