@@ -13,8 +13,14 @@ std::string_view AsText(std::span<const uint8_t> bytes) {
 }
 
 void ImageCollector::AddFatbins(std::span<const uint8_t> bytes, const std::string& where, bool relocatable) {
+  // Only headers are looked at (the payloads stay unread in the mapping) unless an entry's
+  // payload must be inspected; bytes_read counts what was looked at.
   for (const Fatbin& fatbin : ParseFatbinSequence(bytes, file_.warnings)) {
-    for (const FatbinEntry& entry : fatbin.entries) AddEntry(bytes, entry, where, relocatable);
+    file_.bytes_read += kFatbinHeaderSize;
+    for (const FatbinEntry& entry : fatbin.entries) {
+      file_.bytes_read += entry.payload_offset - entry.header_offset;
+      AddEntry(bytes, entry, where, relocatable);
+    }
   }
 }
 
@@ -56,6 +62,7 @@ void ImageCollector::AddEntry(std::span<const uint8_t> bytes, const FatbinEntry&
 
 void ImageCollector::InspectPayload(std::span<const uint8_t> bytes, const FatbinEntry& entry, Image& image) {
   Result<std::string> payload = EntryPayload(bytes, entry);
+  file_.bytes_read += entry.payload_size;
   if (!payload) {
     file_.warnings.push_back(fmt::format("{} {}: {}", image.where, image.name(), payload.error().message));
     return;

@@ -69,7 +69,6 @@ class HostElfReader {
     }
     for (const HostSection& s : sections_) {
       if (!s.has_bytes() || !s.is_fatbin_section()) continue;
-      file_.bytes_read += s.size;
       collector_.AddFatbins(Bytes(s), s.name, s.name == "__nv_relfatbin");
     }
     for (const HostSection& s : sections_) {
@@ -144,7 +143,6 @@ class HostElfReader {
         file_.warnings.push_back(fmt::format("wrapper points at {:#x} in {}: {}", address, s.name, size.error().message));
         return;
       }
-      file_.bytes_read += *size;
       collector_.AddFatbins(rest.subspan(0, *size), s.name, false);
       return;
     }

@@ -43,7 +43,9 @@ struct BinaryFile {
   FileFormat format = FileFormat::kElf;
   std::vector<Image> images;  // in file order, duplicates kept (one per fatbin entry)
   uint64_t file_size = 0;
-  uint64_t bytes_read = 0;    // what the reader actually read: headers plus fatbin bytes
+  // What the reader looked at: ELF and section headers, fatbin and entry headers, payloads it
+  // had to decompress, searched sections. The OS reads whole pages around these.
+  uint64_t bytes_read = 0;
   std::vector<std::string> warnings;  // entries skipped as malformed, and why
   // Host ELF only: whether it has the sections nvcc emits (.nv_fatbin, __nv_relfatbin,
   // .nvFatBinSegment), and whether it imports a driver call that loads modules from memory

@@ -104,7 +104,6 @@ Result<BinaryFile> ReadBinaryBytes(std::span<uint8_t> bytes, const std::string& 
     status = ReadHostElf(bytes, file, options);
   } else if (IsFatbinMagic(bytes)) {
     file.format = FileFormat::kFatbin;
-    file.bytes_read = bytes.size();
     ImageCollector(file, options).AddFatbins(bytes, "fatbin", false);
   } else if (LooksLikePtx(AsText(bytes.first(std::min<size_t>(bytes.size(), 4096))))) {
     status = ReadPtx(bytes, file);

@@ -11,6 +11,20 @@ namespace archpatch::binary {
 namespace fs = std::filesystem;
 namespace {
 
+// The nearest of `dir` and its three parents that holds a *.dist-info folder: scanning
+// site-packages/torch still finds torch's RECORD one level up.
+fs::path SitePackagesAbove(const fs::path& dir) {
+  std::error_code ec;
+  fs::path at = fs::absolute(dir, ec).lexically_normal();
+  for (int up = 0; up < 4 && !at.empty(); ++up, at = at.parent_path()) {
+    for (const auto& entry : fs::directory_iterator(at, ec)) {
+      if (entry.path().extension() == ".dist-info") return at;
+    }
+    if (at == at.root_path()) break;
+  }
+  return dir;
+}
+
 bool EndsWith(const std::string& s, std::string_view suffix) {
   return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
 }
@@ -82,7 +96,7 @@ class Scanner {
   const OwnerMap* owners_for(const fs::path& dir) {
     if (options_.owners) return options_.owners;
     auto [it, inserted] = read_owners_.try_emplace(dir.string());
-    if (inserted) it->second = OwnerMap::FromSitePackages(dir.empty() ? fs::path(".") : dir);
+    if (inserted) it->second = OwnerMap::FromSitePackages(SitePackagesAbove(dir.empty() ? fs::path(".") : dir));
     return &it->second;
   }
 

@@ -91,6 +91,15 @@ TEST_F(SitePackages, FilesAreListedWithTheirDistributionAndVerdicts) {
   EXPECT_TRUE(scan.AnyNoImage());
 }
 
+TEST_F(SitePackages, ScanningAPackageFolderFindsTheRecordAbove) {
+  ScanOptions options;
+  options.targets = *arch::ParseArchList("sm_120");
+  BinaryScan scan = ScanBinaries({(tree_.root() / "fastattn").string()}, options);
+  ASSERT_EQ(scan.files.size(), 2u);
+  EXPECT_EQ(scan.files[0].display_path, "_kernels.so");
+  EXPECT_EQ(scan.files[0].distribution, "fastattn");
+}
+
 TEST_F(SitePackages, TotalsPerDistributionAndTarget) {
   BinaryScan scan = Scan("sm_120");
   ASSERT_EQ(scan.distributions.size(), 2u);
