@@ -93,14 +93,14 @@ bool IsCubin(std::span<const uint8_t> bytes) {
 }
 
 Result<CubinInfo> ReadCubinInfo(std::span<const uint8_t> bytes) {
-  if (!IsCubin(bytes)) return Error{"not a 64-bit CUDA ELF image"};
+  if (!IsCubin(bytes)) return Error{"not a 64-bit CUDA ELF image", {}};
   uint16_t type = 0;
   uint32_t flags = 0;
   Load(bytes, 0x10, type);
   Load(bytes, 0x30, flags);
   const bool v1 = bytes[7] == kOsAbiCudaV1;
   const int number = v1 ? static_cast<int>(flags & 0xff) : static_cast<int>((flags >> 8) & 0xff);
-  if (number < 10) return Error{fmt::format("CUDA ELF e_flags {:#x} name no sm", flags)};
+  if (number < 10) return Error{fmt::format("CUDA ELF e_flags {:#x} name no sm", flags), {}};
   CubinInfo info;
   info.relocatable = type == 1;
   info.arch = {number / 10, number % 10, arch::Variant::kPlain};

@@ -25,7 +25,7 @@ Compression CompressionOf(uint64_t flags) {
 }
 
 Result<FatbinEntry> ParseEntry(std::span<const uint8_t> bytes, size_t at, size_t end) {
-  if (end - at < kFatbinEntryMinSize) return Error{fmt::format("entry at {} is truncated", at)};
+  if (end - at < kFatbinEntryMinSize) return Error{fmt::format("entry at {} is truncated", at), {}};
   FatbinEntry e;
   e.header_offset = at;
   e.kind = Load<uint16_t>(bytes, at);
@@ -40,7 +40,7 @@ Result<FatbinEntry> ParseEntry(std::span<const uint8_t> bytes, size_t at, size_t
   e.compression = CompressionOf(e.flags);
   if (header_size < kFatbinEntryMinSize || header_size > end - at ||
       stored_size > end - at - header_size) {
-    return Error{fmt::format("entry at {} runs past its fatbin", at)};
+    return Error{fmt::format("entry at {} runs past its fatbin", at), {}};
   }
   e.payload_offset = at + header_size;
   e.payload_size = stored_size;
@@ -55,13 +55,13 @@ Result<FatbinEntry> ParseEntry(std::span<const uint8_t> bytes, size_t at, size_t
 
 Result<uint64_t> FatbinSize(std::span<const uint8_t> bytes) {
   if (bytes.size() < kFatbinHeaderSize || Load<uint32_t>(bytes, 0) != kFatbinMagic) {
-    return Error{"no fatbin header"};
+    return Error{"no fatbin header", {}};
   }
   const uint16_t header_size = Load<uint16_t>(bytes, 6);
   const uint64_t entries_size = Load<uint64_t>(bytes, 8);
   if (header_size < kFatbinHeaderSize || header_size > bytes.size() ||
       entries_size > bytes.size() - header_size) {
-    return Error{"fatbin header states a size past the end of its data"};
+    return Error{"fatbin header states a size past the end of its data", {}};
   }
   return header_size + entries_size;
 }
@@ -109,7 +109,7 @@ std::vector<Fatbin> ParseFatbinSequence(std::span<const uint8_t> bytes, std::vec
 
 Result<std::string> EntryPayload(std::span<const uint8_t> bytes, const FatbinEntry& e) {
   if (e.payload_offset > bytes.size() || e.payload_size > bytes.size() - e.payload_offset) {
-    return Error{"entry payload runs past the data"};
+    return Error{"entry payload runs past the data", {}};
   }
   std::span<const uint8_t> stored = bytes.subspan(e.payload_offset, e.payload_size);
   // Decompressed sizes are bounded so a corrupt header cannot ask for gigabytes: 2 GiB, and
@@ -117,7 +117,7 @@ Result<std::string> EntryPayload(std::span<const uint8_t> bytes, const FatbinEnt
   constexpr uint64_t kMaxImage = uint64_t{1} << 31, kMaxRatio = 4096;
   if (e.compression != Compression::kNone &&
       (e.decompressed_size > kMaxImage || e.decompressed_size > (stored.size() + 64) * kMaxRatio)) {
-    return Error{fmt::format("entry states a decompressed size of {} bytes", e.decompressed_size)};
+    return Error{fmt::format("entry states a decompressed size of {} bytes", e.decompressed_size), {}};
   }
   switch (e.compression) {
     case Compression::kNone:
@@ -126,18 +126,18 @@ Result<std::string> EntryPayload(std::span<const uint8_t> bytes, const FatbinEnt
       return Lz4DecompressBlock(stored, e.decompressed_size);
     case Compression::kZstd: {
       const unsigned long long framed = ZSTD_getFrameContentSize(stored.data(), stored.size());
-      if (framed == ZSTD_CONTENTSIZE_ERROR) return Error{"zstd: not a zstd frame"};
+      if (framed == ZSTD_CONTENTSIZE_ERROR) return Error{"zstd: not a zstd frame", {}};
       if (framed != ZSTD_CONTENTSIZE_UNKNOWN && framed != e.decompressed_size) {
-        return Error{fmt::format("zstd frame holds {} bytes, the entry says {}", framed, e.decompressed_size)};
+        return Error{fmt::format("zstd frame holds {} bytes, the entry says {}", framed, e.decompressed_size), {}};
       }
       std::string out(e.decompressed_size, '\0');
       const size_t n = ZSTD_decompress(out.data(), out.size(), stored.data(), stored.size());
-      if (ZSTD_isError(n)) return Error{fmt::format("zstd: {}", ZSTD_getErrorName(n))};
+      if (ZSTD_isError(n)) return Error{fmt::format("zstd: {}", ZSTD_getErrorName(n)), {}};
       out.resize(n);
       return out;
     }
   }
-  return Error{"unknown compression"};
+  return Error{"unknown compression", {}};
 }
 
 arch::Arch EntryArch(const FatbinEntry& e) {

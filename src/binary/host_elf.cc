@@ -211,7 +211,7 @@ Status ReadHostElf(std::span<uint8_t> bytes, BinaryFile& file, const ReadOptions
   Elf* elf = elf_memory(reinterpret_cast<char*>(bytes.data()), bytes.size());
   if (!elf || elf_kind(elf) != ELF_K_ELF) {
     if (elf) elf_end(elf);
-    return Error{fmt::format("not a readable ELF file: {}", elf_errmsg(-1))};
+    return Error{fmt::format("not a readable ELF file: {}", elf_errmsg(-1)), {}};
   }
   std::vector<HostSection> sections = ListSections(elf, bytes);
   elf_end(elf);

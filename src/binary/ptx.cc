@@ -41,7 +41,7 @@ Result<PtxHeader> ParsePtxHeader(std::string_view text) {
       target = std::string(argument.substr(0, argument.find_first_of(", \t")));
     }
   }
-  if (header.version.empty() || target.empty()) return Error{"PTX without .version and .target"};
+  if (header.version.empty() || target.empty()) return Error{"PTX without .version and .target", {}};
   Result<arch::Arch> parsed = arch::ParseArch(target);
   if (!parsed && target.rfind("sm_", 0) == 0) {
     // An arch newer than the table: keep its number so the report can still name it.
@@ -55,7 +55,7 @@ Result<PtxHeader> ParsePtxHeader(std::string_view text) {
       return header;
     }
   }
-  if (!parsed) return Error{fmt::format("PTX .target '{}' is not an arch", target)};
+  if (!parsed) return Error{fmt::format("PTX .target '{}' is not an arch", target), {}};
   header.target = *parsed;
   return header;
 }

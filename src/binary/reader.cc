@@ -66,13 +66,13 @@ class MappedFile {
   }
   Status Open(const std::string& path) {
     fd_ = open(path.c_str(), O_RDONLY | O_CLOEXEC);
-    if (fd_ < 0) return Error{fmt::format("cannot open: {}", std::strerror(errno))};
+    if (fd_ < 0) return Error{fmt::format("cannot open: {}", std::strerror(errno)), {}};
     struct stat st;
-    if (fstat(fd_, &st) != 0 || !S_ISREG(st.st_mode)) return Error{"not a regular file"};
+    if (fstat(fd_, &st) != 0 || !S_ISREG(st.st_mode)) return Error{"not a regular file", {}};
     size_ = static_cast<size_t>(st.st_size);
     if (size_ == 0) return Ok{};
     data_ = mmap(nullptr, size_, PROT_READ | PROT_WRITE, MAP_PRIVATE, fd_, 0);
-    if (data_ == MAP_FAILED) return Error{fmt::format("cannot map: {}", std::strerror(errno))};
+    if (data_ == MAP_FAILED) return Error{fmt::format("cannot map: {}", std::strerror(errno)), {}};
     return Ok{};
   }
   std::span<uint8_t> bytes() const {
@@ -108,7 +108,7 @@ Result<BinaryFile> ReadBinaryBytes(std::span<uint8_t> bytes, const std::string& 
   } else if (LooksLikePtx(AsText(bytes.first(std::min<size_t>(bytes.size(), 4096))))) {
     status = ReadPtx(bytes, file);
   } else {
-    status = Error{"not a CUDA binary (ELF, cubin, fatbin or PTX)"};
+    status = Error{"not a CUDA binary (ELF, cubin, fatbin or PTX)", {}};
   }
   if (!status) return Error{status.error().message, Location{path}};
   for (const std::string& w : file.warnings) spdlog::debug("{}: {}", path, w);
