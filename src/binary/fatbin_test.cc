@@ -1,6 +1,7 @@
 // The fatbin container on hand-built bytes: layout, flags, and malformed input.
 #include "binary/fatbin.h"
 
+#include <algorithm>
 #include <cstring>
 
 #include <gtest/gtest.h>
@@ -28,8 +29,8 @@ std::vector<uint8_t> Entry(uint16_t kind, uint32_t sm, uint64_t flags, const std
   Put<uint16_t>(e, 26, kind == kEntryPtx ? 9 : 1);
   Put<uint32_t>(e, 28, sm);
   Put<uint64_t>(e, 40, flags | kFlag64Bit | kFlagLinux);
-  e.insert(e.end(), payload.begin(), payload.end());
   e.resize(64 + padded, 0);
+  std::copy(payload.begin(), payload.end(), e.begin() + 64);
   return e;
 }
 
