@@ -79,6 +79,35 @@ std::vector<std::string> Matches(const std::string& text, const std::regex& re) 
   return out;
 }
 
+int Indent(const std::string& line) {
+  const size_t i = line.find_first_not_of(" \t");
+  return i == std::string::npos ? -1 : static_cast<int>(i);
+}
+
+// The text of the innermost `def` around 1-based `line` of Python source (the whole file when
+// no function holds it): a widened gate makes reachable what its own builder compiles, not what
+// the other builders of the same file do (FlashInfer keeps MNNVL and allreduce side by side).
+std::string EnclosingDef(const std::string& py, int line) {
+  std::vector<std::string> lines;
+  std::istringstream in(py);
+  for (std::string l; std::getline(in, l);) lines.push_back(l);
+  if (line < 1 || line > static_cast<int>(lines.size())) return py;
+  static const std::regex kDef(R"(^\s*(async\s+)?def\s)");
+  int indent = Indent(lines[line - 1]);
+  for (int i = line - 1; i >= 0; --i) {
+    const int here = Indent(lines[i]);
+    if (here < 0 || here >= indent) continue;
+    indent = here;
+    if (!std::regex_search(lines[i], kDef)) continue;
+    std::string text = lines[i] + "\n";
+    for (size_t j = i + 1; j < lines.size() && (Indent(lines[j]) < 0 || Indent(lines[j]) > here); ++j) {
+      text += lines[j] + "\n";
+    }
+    return text;
+  }
+  return py;
+}
+
 // The CUDA files a Python JIT file builds: the sources it names and, transitively, the quoted
 // #includes of those found in the same package.
 std::vector<std::string> ReachableSources(const fs::path& root, const std::string& py_path, const std::string& py_text) {
@@ -184,7 +213,9 @@ void AssessPythonFile(const plan::EditPlan& p, const plan::RulePlan& rule, const
   const fs::path root = rule.root;
   std::optional<std::string> py = ReadFile(root / file.path);
   if (!py) return;
-  const std::vector<std::string> sources = ReachableSources(root, file.path, *py);
+  std::string scopes;
+  for (const plan::TextEdit& e : file.edits) scopes += EnclosingDef(*py, e.line);
+  const std::vector<std::string> sources = ReachableSources(root, file.path, scopes);
   if (sources.empty()) {
     out.notes.push_back(fmt::format("{}: names no CUDA source found in the package; kernels it builds were not "
                                     "checked for empty bodies", file.path));

@@ -79,6 +79,17 @@ TEST_F(AssessTest, WideningOnlyThePythonGateLeavesAnEmptyKernelReachableAndRefus
                       "through pkg/jit/comm.py:");
 }
 
+TEST_F(AssessTest, OnlyTheWidenedBuildersSourcesCount) {
+  // comm.py also builds multinode.cu, whose kernel is empty on SM120 too; its gate stays [10].
+  PlanAssessment a = AssessPlan(Plan({PythonWidened()}));
+  for (const Finding& f : a.findings) EXPECT_NE(f.file, "pkg/csrc/multinode.cu");
+  a = AssessPlan(Plan({Edit("pkg/jit/comm.py", "supported_major_versions=[10]", "supported_major_versions=[10, 12]",
+                            "python-gate")}));
+  ASSERT_EQ(a.findings.size(), 1u);
+  EXPECT_EQ(a.findings[0].file, "pkg/csrc/multinode.cu");
+  EXPECT_EQ(a.findings[0].text, "multinode_allreduce_kernel");
+}
+
 TEST_F(AssessTest, WideningBothGatesIsSafeAndShowsTheBlastRadius) {
   PlanAssessment a = AssessPlan(Plan({CudaWidened(), PythonWidened()}));
   EXPECT_TRUE(a.findings.empty()) << ToJson(a).dump(2);

@@ -73,7 +73,8 @@ TEST_P(FixtureTest, FindingsMatchTheInlineExpectations) {
 INSTANTIATE_TEST_SUITE_P(Tree, FixtureTest,
                          ::testing::Values("pkg/include/allreduce_fusion.cuh", "pkg/include/hopper_gemm.cuh",
                                            "pkg/include/blackwell_mma.cuh", "pkg/include/pdl.cuh",
-                                           "pkg/include/unknown.cuh", "pkg/csrc/allreduce_fusion.cu"),
+                                           "pkg/include/unknown.cuh", "pkg/csrc/allreduce_fusion.cu",
+                                           "pkg/csrc/multinode.cu"),
                          [](const auto& info) {
                            std::string n = fs::path(info.param).filename().string();
                            for (char& c : n) if (!isalnum(static_cast<unsigned char>(c))) c = '_';
