@@ -3,7 +3,7 @@
 # the service, and take the patch out again before upgrading the packages.
 #
 #   examples/deploy.sh deploy        # audit, apply the rules, start the service
-#   examples/deploy.sh pre-upgrade   # revert every rule (run before `pip install -U ...`)
+#   examples/deploy.sh pre-upgrade   # revert everything applied (run before `pip install -U ...`)
 #   examples/deploy.sh status        # what is applied, and whether the files are still as left
 #
 # Settings (environment variables; the defaults run the bundled example, minifi):
@@ -54,13 +54,10 @@ example_defaults() {
 
 log() { printf 'deploy: %s\n' "$*" >&2; }
 
-# --rule ID|FILE for each rule, NUL-separated; revert names rules by id (the file name).
+# --rule ID|FILE for each rule, NUL-separated.
 rule_args() {
   local rule
-  for rule in $RULES; do
-    if [[ "${1:-}" == ids ]]; then rule=$(basename "${rule%.yaml}"); fi
-    printf -- '--rule\0%s\0' "$rule"
-  done
+  for rule in $RULES; do printf -- '--rule\0%s\0' "$rule"; done
 }
 
 audit() {
@@ -87,11 +84,11 @@ apply_rules() {
   esac
 }
 
-revert_rules() {
-  local -a args
-  mapfile -d '' args < <(rule_args ids)
+# Before an upgrade everything archpatch applied here goes, whichever rules did it; --all also
+# answers "nothing to do" (1) where nothing is applied, so pre-upgrade can run every time.
+revert_all() {
   local rc=0
-  "$ARCHPATCH" revert "${args[@]}" --site-packages "$SITE_PACKAGES" || rc=$?
+  "$ARCHPATCH" revert --all --site-packages "$SITE_PACKAGES" || rc=$?
   case $rc in
     "$EXIT_CHANGED") log "revert: original files restored; upgrade away" ;;
     "$EXIT_NOTHING_TO_DO") log "revert: nothing applied" ;;
@@ -105,7 +102,7 @@ case "${1:-deploy}" in
     apply_rules
     log "start: $START"
     exec $START ;;
-  pre-upgrade) revert_rules ;;
+  pre-upgrade) revert_all ;;
   status) "$ARCHPATCH" status --site-packages "$SITE_PACKAGES" ;;
   *) echo "usage: $0 [deploy|pre-upgrade|status]" >&2; exit 2 ;;
 esac

@@ -76,6 +76,7 @@ void SetUpLogging(int verbosity) {
 }
 
 int Main(int argc, char** argv) {
+  if (IsAnsibleModuleCall(argc, argv)) return RunAnsibleModule(argv[1]);
   Context ctx;
   int i = 1;
   for (; i < argc && argv[i][0] == '-'; ++i) {

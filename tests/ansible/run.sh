@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # CI test of examples/ansible with Debian's ansible-core against localhost (connection: local):
-# the first apply reports changed, the second reports no change, revert reports changed and
-# restores the exact bytes (sha256 of every file of the tree), a second revert reports no change.
+# check mode reports changed and writes nothing, the first apply reports changed, the second
+# reports no change, revert reports changed and restores the exact bytes (sha256 of every file of
+# the tree), a second revert reports no change; once with the command module, once with archpatch
+# as a binary module.
 #   tests/ansible/run.sh            (ARCHPATCH=path/to/archpatch; exit 77 = skipped)
 set -euo pipefail
 
@@ -18,36 +20,52 @@ export ANSIBLE_NOCOLOR=1 ANSIBLE_RETRY_FILES_ENABLED=0 ANSIBLE_HOST_KEY_CHECKING
 mkdir -p "$HOME"
 
 tree_sums() { (cd "$work/site-packages" && find . -path ./.archpatch -prune -o -type f -print0 | sort -z | xargs -0 sha256sum); }
+same_as_before() { tree_sums | diff -q "$work/sums.before" - >/dev/null; }
+rules_var="{\"archpatch_rules\": [\"$repo/examples/minipkg/rules/minifi-allreduce.yaml\"]}"
 failures=0
 # playbook NAME EXPECTED_CHANGED [extra ansible-playbook args]: runs it, checks the recap.
 playbook() {
   local name=$1 want=$2 rc=0
   shift 2
   ansible-playbook -i "$repo/examples/ansible/inventory.ini" "$repo/examples/ansible/$name" \
-    -e "archpatch=$ARCHPATCH" -e "site_packages=$work/site-packages" \
-    -e "{\"archpatch_rules\": [\"$repo/examples/minipkg/rules/minifi-allreduce.yaml\"]}" "$@" \
-    >"$work/log" 2>&1 || rc=$?
+    -e "archpatch=$ARCHPATCH" -e "site_packages=$work/site-packages" "$@" >"$work/log" 2>&1 || rc=$?
   local recap
   recap=$(grep -E '^localhost +:' "$work/log" || true)
-  echo "ansible-playbook $name $*: ${recap:-no recap} (exit $rc)"
+  echo "ansible-playbook $name ${*/#$repo\//}: ${recap:-no recap} (exit $rc)"
   if ((rc != 0)) || ! grep -Eq "changed=$want .*failed=0" <<<"$recap"; then
     echo "  EXPECTED changed=$want failed=0; log:"; sed 's/^/  | /' "$work/log"
     failures=$((failures + 1))
   fi
 }
+expect_tree() {  # expect_tree same|changed WHAT
+  if same_as_before; then [[ $1 == same ]]; else [[ $1 == changed ]]; fi && return 0
+  echo "  EXPECTED the tree $1 after $2"; failures=$((failures + 1))
+}
 
 tree_sums >"$work/sums.before"
-playbook apply.yml 1 --check     # check mode: archpatch --dry-run: would change, writes nothing
-if ! tree_sums | diff -q "$work/sums.before" - >/dev/null; then echo "  --check changed files"; failures=$((failures + 1)); fi
-playbook apply.yml 1
-if tree_sums | diff -q "$work/sums.before" - >/dev/null; then echo "  apply changed no file"; failures=$((failures + 1)); fi
-playbook apply.yml 0
+echo "== archpatch through ansible.builtin.command (apply.yml, revert.yml)"
+playbook apply.yml 1 -e "$rules_var" --check --diff   # check mode: would change, writes nothing
+expect_tree same "apply --check"
+playbook apply.yml 1 -e "$rules_var"
+expect_tree changed "apply"
+playbook apply.yml 0 -e "$rules_var"
 playbook revert.yml 1
-if tree_sums | diff "$work/sums.before" - >/dev/null; then
-  echo "revert: sha256 of all $(wc -l <"$work/sums.before") files identical to before apply"
-else
-  echo "revert: files DIFFER from before apply"; failures=$((failures + 1))
-fi
+expect_tree same "revert"
 playbook revert.yml 0
+
+echo "== archpatch as an Ansible binary module (apply-module.yml)"
+mkdir -p "$work/library"
+cp "$ARCHPATCH" "$work/library/archpatch"
+export ANSIBLE_LIBRARY="$work/library"
+playbook apply-module.yml 1 -e "$rules_var" --check
+expect_tree same "module --check"
+playbook apply-module.yml 1 -e "$rules_var"
+expect_tree changed "module apply"
+playbook apply-module.yml 0 -e "$rules_var"
+playbook apply-module.yml 1 -e archpatch_state=absent
+expect_tree same "module revert"
+playbook apply-module.yml 0 -e archpatch_state=absent
+
+echo "sha256 of all $(wc -l <"$work/sums.before") files compared after each step"
 if ((failures > 0)); then echo "ansible: FAIL ($failures)"; exit 1; fi
 echo "ansible: PASS"
