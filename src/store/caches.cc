@@ -278,4 +278,17 @@ ClearReport MeasureCache(Disk& disk, const CacheKind& kind, const fs::path& root
   return r ? *r : ClearReport{kind.name, root, false, false, {}, 0, 0};
 }
 
+Result<fs::path> ResolveCacheRoot(const CacheKind& kind, const EnvLookup& env) {
+  Result<fs::path> root = ExpandRoot(kind.root, env);
+  if (!root) return root.error();
+  std::error_code ec;
+  if (fs::is_symlink(*root, ec)) {
+    fs::path target = fs::canonical(*root, ec);
+    if (ec) return Error{fmt::format("cache root '{}' is a dangling symlink", root->string()), {}};
+    root = target;
+  }
+  if (Status ok = CheckCacheRoot(*root, env); !ok) return ok.error();
+  return root;
+}
+
 }  // namespace archpatch::store

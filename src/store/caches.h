@@ -63,3 +63,11 @@ Result<ClearReport> ClearCache(Disk& disk, const CacheKind& kind, const fs::path
 ClearReport MeasureCache(Disk& disk, const CacheKind& kind, const fs::path& root);
 
 }  // namespace archpatch::store
+
+namespace archpatch::store {
+
+// The root of `kind` in this process's environment: expanded, followed once if the root itself
+// is a symlink (caches moved to a bigger disk), then checked by CheckCacheRoot.
+Result<fs::path> ResolveCacheRoot(const CacheKind& kind, const EnvLookup& env);
+
+}  // namespace archpatch::store
