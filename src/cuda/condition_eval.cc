@@ -4,6 +4,7 @@
 // Fast path: walk the tree as written, reading each macro whose replacement is one number (the
 // arch macros, -D NAME=VAL). Anything else (an empty or expression replacement) takes the slow
 // path: expand the tokens like cpp, re-parse, evaluate.
+#include <cctype>
 #include <set>
 
 #include "cuda/condition.h"
@@ -69,6 +70,10 @@ class Evaluator {
     const MacroValue v = lookup_(name);
     if (v.state == MacroValue::State::kUndefined) return Num::Int(0);
     if (v.state == MacroValue::State::kUnknown) return Num::Unknown();
+    if (!v.replacement.empty() && std::isdigit(static_cast<unsigned char>(v.replacement[0]))) {
+      // The common case (1200, 13, 201703L): one literal, no need to lex.
+      if (Result<LiteralValue> lit = InterpretInteger(v.replacement)) return Num{true, lit->bits, lit->is_unsigned};
+    }
     Result<std::vector<CondToken>> tokens = LexCondition(v.replacement);
     if (!tokens || tokens->size() != 1 || depth > 32) throw NeedsExpansion{};
     const CondToken& t = tokens->front();

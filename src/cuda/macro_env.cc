@@ -1,6 +1,8 @@
 #include "cuda/macro_env.h"
 
+#include <algorithm>
 #include <cctype>
+#include <memory>
 
 #include <fmt/format.h>
 
@@ -24,12 +26,19 @@ std::string DriverValue(const std::string& value) { return value.empty() ? "1" :
 // -D/-U first, then `pass` (the macros of the pass itself), then unknown or undefined. In a
 // known pass (`complete_arch`), an __CUDA_ARCH* name the pass lacks is undefined: nvcc defines
 // exactly the table's macros.
-MacroLookup Layered(std::map<std::string, std::string> pass, const MacroEnv& env, bool complete_arch) {
-  return [pass = std::move(pass), env, complete_arch](std::string_view name) -> MacroValue {
-    const std::string key(name);
-    if (auto it = env.defines.find(key); it != env.defines.end()) return MacroValue::Defined(it->second);
-    if (env.undefs.count(key)) return MacroValue::Undefined();
-    if (auto it = pass.find(key); it != pass.end()) return MacroValue::Defined(it->second);
+// Lookups run for every identifier of every condition per arch: the pass maps are built once and
+// shared, and a std::string key is made only when -D/-U flags exist.
+using PassMap = std::map<std::string, std::string, std::less<>>;
+
+MacroLookup Layered(const PassMap* pass, const MacroEnv& env, bool complete_arch) {
+  const bool has_flags = !env.defines.empty() || !env.undefs.empty();
+  return [pass, env, has_flags, complete_arch](std::string_view name) -> MacroValue {
+    if (has_flags) {
+      const std::string key(name);
+      if (auto it = env.defines.find(key); it != env.defines.end()) return MacroValue::Defined(it->second);
+      if (env.undefs.count(key)) return MacroValue::Undefined();
+    }
+    if (auto it = pass->find(name); it != pass->end()) return MacroValue::Defined(it->second);
     if (complete_arch && name.substr(0, 11) == "__CUDA_ARCH") return MacroValue::Undefined();
     return env.undef_unknown ? MacroValue::Undefined() : MacroValue::Unknown();
   };
@@ -43,14 +52,30 @@ constexpr std::pair<const char*, const char*> kNvccImplicitMacros[] = {
     {"__cplusplus", "201703L"},
 };
 
-std::map<std::string, std::string> MacroMap(const std::vector<arch::Macro>& macros, bool arch_macros) {
-  std::map<std::string, std::string> out(std::begin(kNvccImplicitMacros), std::end(kNvccImplicitMacros));
+PassMap MacroMap(const std::vector<arch::Macro>& macros, bool arch_macros) {
+  PassMap out(std::begin(kNvccImplicitMacros), std::end(kNvccImplicitMacros));
   for (const arch::Macro& m : macros) {
     const bool is_arch = m.name.rfind("__CUDA_ARCH", 0) == 0;
     if (is_arch && !arch_macros) continue;
     out[m.name] = DriverValue(m.value);
   }
   return out;
+}
+
+// The pass maps of every arch of the table, in table order, and of the host pass.
+struct PassTable {
+  std::vector<PassMap> device;
+  PassMap host;
+};
+
+const PassTable& Passes() {
+  static const PassTable table = [] {
+    PassTable t;
+    for (const arch::Arch& a : arch::AllArches()) t.device.push_back(MacroMap(arch::DeviceMacros(a), true));
+    t.host = MacroMap(arch::DeviceMacros(arch::AllArches().front()), false);
+    return t;
+  }();
+  return table;
 }
 
 }  // namespace
@@ -75,14 +100,23 @@ Status AddMacroFlag(MacroEnv& env, std::string_view flag_value, bool define) {
 }
 
 MacroLookup ArchLookup(const arch::Arch& arch, const MacroEnv& env) {
-  return Layered(MacroMap(arch::DeviceMacros(arch), true), env, true);
+  const auto& table = arch::AllArches();
+  const auto it = std::find(table.begin(), table.end(), arch);
+  if (it != table.end()) return Layered(&Passes().device[it - table.begin()], env, true);
+  // An arch outside the table (not reachable through ParseArch): build its pass once per call.
+  auto pass = std::make_shared<PassMap>(MacroMap(arch::DeviceMacros(arch), true));
+  MacroLookup inner = Layered(pass.get(), env, true);
+  return [pass, inner](std::string_view name) { return inner(name); };
 }
 
 MacroLookup HostLookup(const MacroEnv& env) {
   // Any arch gives the same compiler-version macros; the arch ones are left out.
-  return Layered(MacroMap(arch::DeviceMacros(arch::AllArches().front()), false), env, true);
+  return Layered(&Passes().host, env, true);
 }
 
-MacroLookup EnvLookup(const MacroEnv& env) { return Layered({}, env, false); }
+MacroLookup EnvLookup(const MacroEnv& env) {
+  static const PassMap kEmpty;
+  return Layered(&kEmpty, env, false);
+}
 
 }  // namespace archpatch::cuda
