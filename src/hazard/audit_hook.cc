@@ -1,6 +1,9 @@
 #include "hazard/audit_hook.h"
 
+#include <algorithm>
+#include <atomic>
 #include <fstream>
+#include <thread>
 #include <optional>
 #include <map>
 #include <sstream>
@@ -28,9 +31,9 @@ void AddExplanation(Finding& f) {
 
 }  // namespace
 
-void AugmentAudit(scan::AuditReport& report, const cuda::MacroEnv& env) {
+void AugmentAudit(scan::AuditReport& report, const cuda::MacroEnv& env, int jobs) {
   if (report.arches.empty()) return;
-  // Findings of one file, by index, so each file is read and parsed once.
+  // Findings of one file, by index, so each file is read and checked once.
   std::map<std::string, std::vector<size_t>> by_file;
   for (size_t i = 0; i < report.findings.size(); ++i) {
     const Finding& f = report.findings[i];
@@ -40,23 +43,44 @@ void AugmentAudit(scan::AuditReport& report, const cuda::MacroEnv& env) {
   options.target = report.arches.front();
   options.arches = report.arches;
   options.env = env;
+  (void)DefaultFeatures();  // load the table once, before the workers share it
+
+  struct Work {
+    const std::string* file;
+    const std::vector<size_t>* indices;
+    Result<FileHazards> hazards = Error{"not checked", {}};
+  };
+  std::vector<Work> work;
+  for (const auto& [file, indices] : by_file) work.push_back({&file, &indices});
+  std::atomic<size_t> next{0};
+  auto worker = [&] {
+    for (size_t w; (w = next++) < work.size();) {
+      std::optional<std::string> contents = ReadFile(*work[w].file);
+      if (contents) work[w].hazards = CheckFile(*work[w].file, *contents, options);
+    }
+  };
+  const int threads = std::max(1, std::min<int>(jobs > 0 ? jobs : static_cast<int>(std::thread::hardware_concurrency()),
+                                                static_cast<int>(work.size())));
+  std::vector<std::thread> pool;
+  for (int t = 1; t < threads; ++t) pool.emplace_back(worker);
+  worker();
+  for (std::thread& t : pool) t.join();
+
   std::vector<Finding> added;
-  for (const auto& [file, indices] : by_file) {
-    std::optional<std::string> contents = ReadFile(file);
-    if (!contents) continue;
-    Result<FileHazards> hazards = CheckFile(file, *contents, options);
-    if (!hazards) {
-      report.warnings.push_back(Error{fmt::format("hazard checks skipped: {}", hazards.error().message), {file, 0, 0}});
+  for (Work& w : work) {
+    if (!w.hazards) {
+      report.warnings.push_back(
+          Error{fmt::format("hazard checks skipped: {}", w.hazards.error().message), {*w.file, 0, 0}});
       continue;
     }
     std::vector<Finding> gates;
-    for (size_t i : indices) gates.push_back(std::move(report.findings[i]));
-    AnnotateGateFindings(gates, *hazards, options.target);
-    for (size_t k = 0; k < indices.size(); ++k) {
+    for (size_t i : *w.indices) gates.push_back(std::move(report.findings[i]));
+    AnnotateGateFindings(gates, *w.hazards, options.target);
+    for (size_t k = 0; k < w.indices->size(); ++k) {
       AddExplanation(gates[k]);
-      report.findings[indices[k]] = std::move(gates[k]);
+      report.findings[(*w.indices)[k]] = std::move(gates[k]);
     }
-    for (Finding f : hazards->empty_kernels) {
+    for (Finding f : w.hazards->empty_kernels) {
       AddExplanation(f);
       added.push_back(std::move(f));
     }

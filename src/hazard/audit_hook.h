@@ -10,6 +10,7 @@
 
 namespace archpatch::hazard {
 
-void AugmentAudit(scan::AuditReport& report, const cuda::MacroEnv& env);
+// `jobs`: worker threads (0: one per core), as scan::AuditOptions::jobs.
+void AugmentAudit(scan::AuditReport& report, const cuda::MacroEnv& env, int jobs = 0);
 
 }  // namespace archpatch::hazard

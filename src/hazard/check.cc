@@ -129,11 +129,19 @@ std::string WidenSentence(const Classification& c, const arch::Arch& target) {
   return "";
 }
 
+// A kernel worth a libclang parse per arch: empty on the target, real somewhere else.
+bool EmptyOnTargetOnly(const KernelBody& k, size_t target) {
+  if (target >= k.has_code.size() || k.has_code[target] != Tri::kFalse) return false;
+  return std::any_of(k.has_code.begin(), k.has_code.end(), [](Tri t) { return t == Tri::kTrue; });
+}
+
 Result<FileHazards> CheckFile(const std::string& path, std::string_view contents, const CheckOptions& o) {
   const FeatureTable& table = o.features ? *o.features : DefaultFeatures();
-  Result<ParsedSource> host = Parse(path, contents);
-  if (!host) return host.error();
-  const std::vector<Branch> branches = FindBranches(contents, host->tokens, o.arches, o.env);
+  // The lexer is enough for the gates and a first look at the kernels; libclang parses (once per
+  // group of arches) only a file with a kernel that looks empty on the target.
+  Result<ParsedSource> lexed = LexSource(path, contents);
+  if (!lexed) return lexed.error();
+  const std::vector<Branch> branches = FindBranches(contents, lexed->tokens, o.arches, o.env);
   const size_t target = IndexOf(o.arches, o.target);
   FileHazards out;
   for (const Branch& b : branches) {
@@ -148,13 +156,17 @@ Result<FileHazards> CheckFile(const std::string& path, std::string_view contents
     g.first_line = LineOf(contents, b.body_begin);
     g.last_line = LineOf(contents, b.body_end) - 1;
     g.verdict = b.verdict;
-    g.widen = ClassifyBlock(*host, contents, b.body_begin, b.body_end, o.target, table);
+    g.widen = ClassifyBlock(*lexed, contents, b.body_begin, b.body_end, o.target, table);
     out.gates.push_back(std::move(g));
   }
+  const std::vector<KernelBody> quick = QuickKernels(contents, *lexed, branches, o.arches.size());
+  if (std::none_of(quick.begin(), quick.end(), [&](const KernelBody& k) { return EmptyOnTargetOnly(k, target); })) {
+    return out;
+  }
+  Result<ParsedSource> host = Parse(path, contents);
+  if (!host) return host.error();
   for (const KernelBody& k : AnalyzeKernels(path, contents, *host, branches, o.arches)) {
-    if (target >= k.has_code.size() || k.has_code[target] != Tri::kFalse) continue;
-    if (std::none_of(k.has_code.begin(), k.has_code.end(), [](Tri t) { return t == Tri::kTrue; })) continue;
-    out.empty_kernels.push_back(EmptyKernelFinding(path, k, branches, out.gates, o));
+    if (EmptyOnTargetOnly(k, target)) out.empty_kernels.push_back(EmptyKernelFinding(path, k, branches, out.gates, o));
   }
   return out;
 }

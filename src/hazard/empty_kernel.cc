@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <map>
 #include <memory>
+#include <set>
 
 #include <spdlog/spdlog.h>
 
@@ -108,6 +109,99 @@ std::vector<KernelBody> AnalyzeKernels(const std::string& path, std::string_view
       auto it = by_signature.find(signature);
       if (it == by_signature.end()) it = by_signature.emplace(signature, VerdictFor(parses, a, kernel)).first;
       k.has_code.push_back(it->second);
+    }
+    out.push_back(std::move(k));
+  }
+  return out;
+}
+
+namespace {
+
+// Tokens that start a declaration (or another statement that compiles to no code of its own).
+bool StartsDeclaration(const std::string& s) {
+  static const std::set<std::string> kWords = {
+      "int", "unsigned", "signed", "long", "short", "char", "float", "double", "bool", "auto", "void",
+      "const", "constexpr", "static", "volatile", "register", "__shared__", "__align__", "extern",
+      "using", "typedef", "static_assert", "namespace", "typename", "struct", "class", "enum", "return"};
+  return kWords.count(s) > 0;
+}
+
+// `Type name ...`: a (qualified, templated) type name, cv/pointer marks, then the declared name.
+bool LooksLikeDeclaration(const std::vector<const Token*>& st) {
+  if (st.empty() || StartsDeclaration(st[0]->spelling)) return true;
+  size_t i = 0;
+  if (st[0]->kind != Token::Kind::kIdentifier) return false;
+  for (++i; i < st.size();) {
+    const std::string& s = st[i]->spelling;
+    if (s == "::" && i + 1 < st.size()) {
+      i += 2;
+    } else if (s == "<") {  // template arguments
+      int depth = 0;
+      for (; i < st.size(); ++i) {
+        if (st[i]->spelling == "<") ++depth;
+        if (st[i]->spelling == ">") --depth;
+        if (st[i]->spelling == ">>") depth -= 2;
+        if (depth <= 0) break;
+      }
+      ++i;
+    } else if (s == "*" || s == "&" || s == "const" || s == "volatile" || s == "__restrict__") {
+      ++i;
+    } else {
+      break;
+    }
+  }
+  return i < st.size() && st[i]->kind == Token::Kind::kIdentifier && i > 0;
+}
+
+// Whether the surviving tokens hold a statement that is real code.
+bool HasRealStatement(const std::vector<const Token*>& tokens) {
+  std::vector<const Token*> statement;
+  int parens = 0;
+  for (const Token* t : tokens) {
+    const std::string& s = t->spelling;
+    if (parens == 0 && (s == "{" || s == "}")) {  // blocks are transparent: look at what they hold
+      if (!statement.empty() && !LooksLikeDeclaration(statement)) return true;
+      statement.clear();
+      continue;
+    }
+    if (s == "(" || s == "[") ++parens;
+    if (s == ")" || s == "]") --parens;
+    if (parens == 0 && s == ";") {
+      if (!statement.empty() && !LooksLikeDeclaration(statement)) return true;
+      statement.clear();
+      continue;
+    }
+    statement.push_back(t);
+  }
+  return !statement.empty() && !LooksLikeDeclaration(statement);
+}
+
+}  // namespace
+
+std::vector<KernelBody> QuickKernels(std::string_view contents, const ParsedSource& source,
+                                     const std::vector<Branch>& branches, size_t arch_count) {
+  std::vector<KernelBody> out;
+  const std::vector<bool> directive = DirectiveTokens(contents, source.tokens);
+  for (const FunctionDef& kernel : source.functions) {
+    if (!kernel.is_kernel) continue;
+    KernelBody k{kernel.name, kernel.line, kernel.column, kernel.body_begin, kernel.body_end, {}, {}};
+    k.gates = GatesInside(branches, kernel.body_begin, kernel.body_end);
+    if (k.gates.empty()) continue;
+    std::vector<std::pair<const Token*, std::vector<Tri>>> body;
+    for (size_t i = 0; i < source.tokens.size(); ++i) {
+      const Token& t = source.tokens[i];
+      if (t.begin <= kernel.body_begin || t.end >= kernel.body_end) continue;
+      if (directive[i] || t.kind == Token::Kind::kComment) continue;
+      body.emplace_back(&t, SurvivesAt(branches, t.begin, arch_count));
+    }
+    for (size_t a = 0; a < arch_count; ++a) {
+      std::vector<const Token*> surviving;
+      bool unknown = false;
+      for (const auto& [t, survives] : body) {
+        unknown = unknown || survives[a] == Tri::kUnknown;
+        if (survives[a] == Tri::kTrue) surviving.push_back(t);
+      }
+      k.has_code.push_back(HasRealStatement(surviving) ? Tri::kTrue : unknown ? Tri::kUnknown : Tri::kFalse);
     }
     out.push_back(std::move(k));
   }

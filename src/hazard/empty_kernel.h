@@ -35,4 +35,10 @@ std::vector<KernelBody> AnalyzeKernels(const std::string& path, std::string_view
                                        const ParsedSource& host, const std::vector<Branch>& branches,
                                        const std::vector<arch::Arch>& arches);
 
+// The same verdicts from tokens alone (no parse, for every file of an audit): a kernel has code on
+// an arch when a surviving statement of its body is neither a declaration nor a return (read from
+// its first tokens). `source` may come from LexSource. Findings are confirmed with AnalyzeKernels.
+std::vector<KernelBody> QuickKernels(std::string_view contents, const ParsedSource& source,
+                                     const std::vector<Branch>& branches, size_t arch_count);
+
 }  // namespace archpatch::hazard

@@ -5,6 +5,9 @@
 #include <tuple>
 
 #include <clang-c/Index.h>
+
+#include "cuda/functions.h"
+#include "cuda/tokens.h"
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
@@ -244,6 +247,88 @@ Result<ParsedSource> Parse(const std::string& path, std::string_view contents,
   clang_visitChildren(clang_getTranslationUnitCursor(tu), Visit, &collector);
   out.skipped = SkippedRanges(tu, file);
   spdlog::debug("hazard: parsed {}: {} tokens, {} functions", path, out.tokens.size(), out.functions.size());
+  return out;
+}
+
+namespace {
+
+// `#define NAME(` (no space before the parenthesis): the body runs to the directive's end.
+void LexMacros(std::string_view contents, ParsedSource& out) {
+  const std::vector<Token>& t = out.tokens;
+  for (size_t i = 0; i + 3 < t.size(); ++i) {
+    if (t[i].spelling != "#" || t[i + 1].spelling != "define" || t[i + 3].spelling != "(") continue;
+    if (t[i + 3].begin != t[i + 2].end) continue;  // object-like: `#define X (1)`
+    size_t end = t[i + 3].end;
+    for (size_t j = i + 4; j < t.size(); ++j) {
+      if (contents.substr(t[j - 1].end, t[j].begin - t[j - 1].end).find('\n') != std::string_view::npos) {
+        const std::string_view gap = contents.substr(t[j - 1].end, t[j].begin - t[j - 1].end);
+        if (gap.find("\\") == std::string_view::npos) break;  // a newline no backslash continues
+      }
+      end = t[j].end;
+    }
+    out.macros[t[i + 2].spelling] = {t[i + 2].begin, end};
+  }
+}
+
+// struct X, class X, union X, enum [class] X, using X =, typedef ... X;, template <typename X>.
+void LexTypes(ParsedSource& out) {
+  const std::vector<Token>& t = out.tokens;
+  for (size_t i = 0; i + 1 < t.size(); ++i) {
+    const std::string& s = t[i].spelling;
+    if ((s == "struct" || s == "class" || s == "union" || s == "enum" || s == "typename") &&
+        t[i + 1].kind == Token::Kind::kIdentifier) {
+      out.types.insert(t[i + 1].spelling);
+    }
+    if (s == "using" && i + 2 < t.size() && t[i + 2].spelling == "=") out.types.insert(t[i + 1].spelling);
+    if (s == "typedef") {
+      for (size_t j = i + 1; j < t.size() && j < i + 64; ++j) {
+        if (t[j].spelling == ";") {
+          if (t[j - 1].kind == Token::Kind::kIdentifier) out.types.insert(t[j - 1].spelling);
+          break;
+        }
+      }
+    }
+  }
+}
+
+std::string LastComponent(const std::string& name) {
+  const size_t colon = name.rfind("::");
+  return colon == std::string::npos ? name : name.substr(colon + 2);
+}
+
+}  // namespace
+
+Result<ParsedSource> LexSource(const std::string& path, std::string_view contents) {
+  Result<std::vector<cuda::Token>> lexed = cuda::ThreadLexer().Tokenize(path, contents);
+  if (!lexed) return lexed.error();
+  const cuda::LineIndex lines(contents);
+  ParsedSource out;
+  out.tokens.reserve(lexed->size());
+  for (const cuda::Token& c : *lexed) {
+    const size_t b = c.begin;
+    out.tokens.push_back({static_cast<Token::Kind>(c.kind), std::string(c.Spelling(contents)), b, c.end,
+                          lines.Line(b), lines.Column(b)});
+  }
+  const std::vector<cuda::KernelDecl> kernels = cuda::FindKernels(*lexed, contents);
+  for (const cuda::FunctionBody& body : cuda::FindFunctionBodies(*lexed, contents)) {
+    FunctionDef def;
+    def.name = LastComponent(body.name);
+    def.body_begin = body.begin;
+    def.body_end = body.end;
+    def.line = lines.Line(body.begin);
+    def.column = lines.Column(body.begin);
+    // A kernel: the nearest `__global__` before the body declares a function of this name.
+    for (auto k = kernels.rbegin(); k != kernels.rend(); ++k) {
+      if (k->offset >= body.begin) continue;
+      def.is_kernel = LastComponent(k->name) == def.name &&
+                      contents.substr(k->offset, body.begin - k->offset).find('{') == std::string_view::npos &&
+                      contents.substr(k->offset, body.begin - k->offset).find(';') == std::string_view::npos;
+      break;
+    }
+    out.functions.push_back(std::move(def));
+  }
+  LexMacros(contents, out);
+  LexTypes(out);
   return out;
 }
 

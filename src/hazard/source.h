@@ -52,6 +52,11 @@ struct ParsedSource {
 Result<ParsedSource> Parse(const std::string& path, std::string_view contents,
                            const std::vector<std::string>& defines = {});
 
+// The same from libclang's lexer alone (cuda::ThreadLexer, no parse: fast enough for every file
+// of an audit). Functions and kernels come from brace matching (cuda/functions.h), macros and
+// type names from token patterns; `trivial_statements` and `skipped` stay empty.
+Result<ParsedSource> LexSource(const std::string& path, std::string_view contents);
+
 // The -D flags of one device pass of `arch` (arch::DeviceMacros), for Parse.
 std::vector<std::string> DeviceDefines(const arch::Arch& arch);
 
