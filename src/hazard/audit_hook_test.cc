@@ -1,0 +1,39 @@
+#include "hazard/audit_hook.h"
+
+#include <cstdlib>
+
+#include <gtest/gtest.h>
+
+namespace archpatch::hazard {
+namespace {
+
+TEST(AugmentAudit, AddsEmptyKernelsAndWidenVerdictsToTheAuditOfTheFixtureTree) {
+  setenv("ARCHPATCH_FEATURES", (std::string(ARCHPATCH_SOURCE_DIR) + "/rules/features.yaml").c_str(), 1);
+  scan::AuditOptions options;
+  options.target = *arch::ParseArch("sm_120");
+  options.env.undef_unknown = true;
+  options.paths = {std::string(ARCHPATCH_SOURCE_DIR) + "/tests/fixtures/hazard/tree"};
+  Result<scan::AuditReport> report = scan::Audit(options);
+  ASSERT_TRUE(report.ok()) << report.error().str();
+  const size_t gates = report->findings.size();
+  AugmentAudit(*report, options.env, 2);
+  int empty = 0, unsafe = 0, safe = 0, unknown = 0;
+  for (const Finding& f : report->findings) {
+    if (f.kind == "empty-kernel") {
+      ++empty;
+      EXPECT_FALSE(f.details["explain"].empty());
+    }
+    const std::string widen = f.details.value("widen", "");
+    unsafe += widen == "widen-unsafe";
+    safe += widen == "widen-safe";
+    unknown += widen == "unknown";
+  }
+  EXPECT_EQ(empty, 2);  // allreduce_fusion_kernel, multinode_allreduce_kernel
+  EXPECT_EQ(report->findings.size(), gates + 2);
+  EXPECT_EQ(unsafe, 3);  // two wgmma gates, one tcgen05 gate
+  EXPECT_EQ(unknown, 1);
+  EXPECT_GE(safe, 5);
+}
+
+}  // namespace
+}  // namespace archpatch::hazard
