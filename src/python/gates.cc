@@ -106,6 +106,7 @@ std::vector<Gate> Recognizer::Run() {
     FindCarriers(line);
     FindCalls(line);
   }
+  CollectCovered();
   for (const LogicalLine& line : lines_) {
     if (!line.docstring) FindArchStrings(line);
   }

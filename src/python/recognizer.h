@@ -56,6 +56,7 @@ class Recognizer {
   void FindCarriers(const LogicalLine& line);
   void FindCalls(const LogicalLine& line);
   void FindArchStrings(const LogicalLine& line);
+  void CollectCovered();
   bool CoveredByGate(size_t offset) const;
 
   const TokenStream& ts_;
@@ -63,6 +64,7 @@ class Recognizer {
   Bindings bindings_;
   std::map<std::string, Provenance, std::less<>> provenance_;  // "scope\0name"
   std::vector<Gate> gates_;
+  std::vector<ByteSpan> covered_;  // merged spans of the gates before the arch-string pass
 };
 
 // Shared by the two halves of the recogniser.

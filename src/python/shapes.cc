@@ -68,11 +68,29 @@ std::optional<Term> CarrierTerm(std::string_view name, const Literal& lit) {
 
 }  // namespace
 
+// The bytes the gates found so far cover (expression and literal), sorted and merged, so that
+// arch strings inside them are not reported twice. Built once before the arch-string pass.
+void Recognizer::CollectCovered() {
+  std::vector<ByteSpan> spans;
+  for (const Gate& g : gates_) {
+    spans.push_back(ts_.Span(g.first_token, g.last_token));
+    spans.push_back(g.literal.span);
+  }
+  std::sort(spans.begin(), spans.end(), [](const ByteSpan& a, const ByteSpan& b) { return a.begin < b.begin; });
+  covered_.clear();
+  for (const ByteSpan& s : spans) {
+    if (!covered_.empty() && s.begin <= covered_.back().end) {
+      covered_.back().end = std::max(covered_.back().end, s.end);
+    } else {
+      covered_.push_back(s);
+    }
+  }
+}
+
 bool Recognizer::CoveredByGate(size_t offset) const {
-  return std::any_of(gates_.begin(), gates_.end(), [&](const Gate& g) {
-    const ByteSpan expr = ts_.Span(g.first_token, g.last_token);
-    return (offset >= expr.begin && offset < expr.end) || (offset >= g.literal.span.begin && offset < g.literal.span.end);
-  });
+  auto after = std::upper_bound(covered_.begin(), covered_.end(), offset,
+                                [](size_t o, const ByteSpan& s) { return o < s.begin; });
+  return after != covered_.begin() && offset < std::prev(after)->end;
 }
 
 // `supported_major_versions=[9, 10]`, `admissible_archs = ["sm_90a", "sm_100a"]`,
