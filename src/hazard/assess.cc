@@ -321,6 +321,7 @@ std::vector<std::string> DescribeAssessment(const PlanAssessment& a) {
     if (f.kind == "empty-kernel") {
       out.push_back(fmt::format("{}:{}:{}: {}: kernel '{}' is reached through {}:", f.file, f.line, f.column,
                                 SeverityName(f.severity), f.text, f.details.value("reached_through", "?")));
+      out.push_back("  " + f.summary + ".");
       for (const std::string& line : ExplainLines(f)) out.push_back("  " + line);
     } else if (f.kind == "widen-unsafe") {
       out.push_back(fmt::format("{}:{}:{}: {}: {}", f.file, f.line, f.column, SeverityName(f.severity), f.summary));

@@ -186,8 +186,7 @@ void AnnotateGateFindings(std::vector<Finding>& findings, const FileHazards& haz
 std::vector<std::string> ExplainLines(const Finding& f) {
   std::vector<std::string> out;
   const auto& d = f.details;
-  if (f.kind == "empty-kernel") {
-    out.push_back(f.summary + ".");
+  if (f.kind == "empty-kernel") {  // the summary itself is printed as the finding's meaning
     out.push_back(fmt::format("It has a real body on {}.", ShortList(d.value("real_body_on", std::vector<std::string>{}))));
     for (const auto& g : d.value("gates", nlohmann::ordered_json::array())) {
       std::string line = fmt::format("The body is switched off by '#{} {}' at line {}", g.value("directive", "if"),

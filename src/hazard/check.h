@@ -55,8 +55,9 @@ void AnnotateGateFindings(std::vector<Finding>& findings, const FileHazards& haz
 // The JSON the "widen" fields hold (docs/hazards.md).
 nlohmann::ordered_json WidenJson(const Classification& c, const arch::Arch& target);
 
-// One plain-words paragraph (lines without trailing newline) explaining a finding that carries
-// hazard details (empty-kernel, or a cuda-gate annotated above); empty for other findings.
+// Plain-words lines (no trailing newline) that follow a finding's summary: for an empty kernel,
+// where it has a real body, which gates switch it off and what to do; for an annotated cuda-gate,
+// its widen sentence. Empty for other findings.
 std::vector<std::string> ExplainLines(const Finding& finding);
 
 // "On sm_120 this gate cannot simply be widened: ..." one sentence for a classification.
