@@ -96,7 +96,7 @@ int RunCaches(const Context&, const std::vector<std::string>& args) {
                  clear ? (dry ? "would free " : "freed ") : "", size);
     }
   }
-  if (failed) return kExitRefused;
+  if (failed && clear) return kExitRefused;
   if (clear) return total_files > 0 && !dry ? kExitOk : kExitFindings;
   return kExitOk;
 }

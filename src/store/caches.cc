@@ -1,5 +1,8 @@
 #include "store/caches.h"
 
+#include <pwd.h>
+#include <unistd.h>
+
 #include <cstdlib>
 #include <set>
 #include <sstream>
@@ -184,6 +187,10 @@ const CacheKind* FindCacheKind(const std::vector<CacheKind>& kinds, const std::s
 EnvLookup ProcessEnv() {
   return [](const std::string& name) -> std::optional<std::string> {
     const char* value = std::getenv(name.c_str());
+    if ((!value || !*value) && name == "USER") {
+      // As Python's getpass.getuser(): the account name when $USER is unset (containers).
+      if (const passwd* pw = getpwuid(getuid())) value = pw->pw_name;
+    }
     if (!value || !*value) return std::nullopt;
     return std::string(value);
   };

@@ -1,0 +1,92 @@
+// Bad input gets a clear message, a non-zero exit, and not one byte changes (the whole tree is
+// compared before and after).
+#include <sys/stat.h>
+
+#include "store_e2e.h"
+
+namespace archpatch::e2e {
+namespace {
+
+struct BadCase {
+  std::string name;
+  std::string rule;
+  int exit_code;
+  std::string message;  // expected in stderr
+};
+
+class ApplyBadInput : public testing::TestWithParam<BadCase> {};
+
+TEST_P(ApplyBadInput, ClearMessageAndNothingChanged) {
+  StoreEnv env;
+  // A symlink out of site-packages, and a binary file, for the cases that need them.
+  std::filesystem::create_directories(env.dir() / "outside");
+  WriteFile(env.dir() / "outside/secret.py", "secret = 1\n");
+  std::filesystem::create_directory_symlink(env.dir() / "outside", env.file("minipkg/outlink"));
+  WriteFile(env.dir() / "outside.py", "a\n");
+  auto before = Snapshot(env.dir());
+  RunResult r = env.Run({"apply", "--rule", Rule(GetParam().rule)});
+  EXPECT_EQ(r.exit_code, GetParam().exit_code) << r.err;
+  EXPECT_NE(r.err.find(GetParam().message), std::string::npos) << r.err;
+  EXPECT_EQ(r.out, "");
+  EXPECT_EQ(Snapshot(env.dir()), before);
+  EXPECT_FALSE(std::filesystem::exists(env.site() / ".archpatch/manifest.json"));
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Store, ApplyBadInput,
+    testing::Values(BadCase{"RuleMatchingNothing", "minipkg-nomatch", 3, "archpatch: error: "},
+                    BadCase{"VersionOutsideRange", "minipkg-old", 3, "1.0.0"},
+                    BadCase{"MissingDistribution", "missing-dist", 3, "not-installed-pkg"},
+                    BadCase{"DotDotPath", "escape", 2, "../outside.py"},
+                    BadCase{"AbsolutePath", "absolute", 2, "/etc/hostname"},
+                    BadCase{"SymlinkOutOfSitePackages", "linked", 3, "minipkg/outlink"},
+                    BadCase{"BinaryFile", "binary", 3, "minipkg/data/kernel.so"}),
+    [](const testing::TestParamInfo<BadCase>& info) { return info.param.name; });
+
+TEST(ApplyBadInput, ReadOnlyFileIsRefusedBeforeAnyWrite) {
+  StoreEnv env;
+  ASSERT_EQ(chmod(env.file("minipkg/jit.py").c_str(), 0444), 0);
+  auto before = Snapshot(env.site());
+  RunResult r = env.Run({"apply", "--rule", Rule("minipkg-widen")});
+  EXPECT_EQ(r.exit_code, 3);
+  EXPECT_EQ(r.err, "archpatch: error: minipkg/jit.py: file is read-only; nothing was changed\n");
+  EXPECT_EQ(Snapshot(env.site()), before);
+}
+
+TEST(ApplyBadInput, ReadOnlyDirectoryIsRefusedBeforeAnyWrite) {
+  StoreEnv env;
+  ASSERT_EQ(chmod(env.file("minipkg/include").c_str(), 0555), 0);
+  auto before = Snapshot(env.site());
+  RunResult r = env.Run({"apply", "--rule", Rule("minipkg-widen")});
+  chmod(env.file("minipkg/include").c_str(), 0755);
+  EXPECT_EQ(r.exit_code, 3);
+  EXPECT_EQ(r.err,
+            "archpatch: error: minipkg/include/allreduce.cuh: its directory is read-only; nothing was changed\n");
+  EXPECT_EQ(Snapshot(env.site()), before);
+}
+
+TEST(ApplyBadInput, HugeFileIsRefused) {
+  StoreEnv env;
+  WriteFile(env.file("minipkg/jit.py"), ReadFile(env.file("minipkg/jit.py")) + std::string(17 << 20, '#'));
+  auto before = Snapshot(env.site());
+  RunResult r = env.Run({"apply", "--rule", Rule("minipkg-widen")});
+  EXPECT_EQ(r.exit_code, 3);
+  EXPECT_NE(r.err.find("minipkg/jit.py"), std::string::npos) << r.err;
+  EXPECT_EQ(Snapshot(env.site()), before);
+}
+
+TEST(ApplyBadInput, NoRuleIsAUsageError) {
+  StoreEnv env;
+  RunResult r = env.Run({"apply"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.err, "archpatch: error: nothing to apply: give --rule ID|PATH or --plan FILE\n");
+}
+
+TEST(ApplyBadInput, TwoEnvironmentsAreRefused) {
+  RunResult r = RunArchpatch({"apply", "--rule", Rule("minipkg-widen"), "--root", "/a", "--site-packages", "/b"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("cannot be used together"), std::string::npos) << r.err;
+}
+
+}  // namespace
+}  // namespace archpatch::e2e
