@@ -364,7 +364,8 @@ bool IsCapabilityName(std::string_view name) {
       "capability", "computecap"};
   bool has_needle = std::any_of(CapabilityNeedles().begin(), CapabilityNeedles().end(),
                                 [&](std::string_view n) { return name.find(n) != std::string_view::npos; });
-  if (!has_needle) return false;
+  // Reserved names (__CUDA_ARCH__) are compiler macros, never a runtime value.
+  if (!has_needle || name.substr(0, 2) == "__") return false;
   std::string_view rest = name;
   // Member prefixes: mSM, m_sm, mMajor.
   if (rest.size() > 2 && rest[0] == 'm' && (rest[1] == '_' || std::isupper(static_cast<unsigned char>(rest[1])))) {

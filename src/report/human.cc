@@ -102,12 +102,17 @@ std::string WhatItMeans(const Finding& f, const std::string& target) {
   std::string form = f.details.value("form", "");
   if (f.kind == "cuda-gate" && form == "directive") {
     if (!kernels.empty()) {
-      return fmt::format("built for {}, this code is left out of kernels {}: they may launch and do nothing, "
-                         "or the build fails",
+      return fmt::format("built for {}, kernels {} are not compiled at all: launching them fails "
+                         "(no kernel image) or the build fails",
                          target, kernels);
     }
-    return fmt::format("built for {}, this code is left out; what it does (a fast path, a kernel body, a check) "
-                       "does not exist on {}",
+    if (!f.scope.empty()) {
+      return fmt::format("built for {}, these lines of {} are left out: if that is a kernel's body, it "
+                         "launches and silently does nothing",
+                         target, f.scope);
+    }
+    return fmt::format("built for {}, this code is left out; what it does (a fast path, a feature macro, "
+                       "a check) does not exist on {}",
                        target, target);
   }
   if (f.kind == "cuda-gate") {

@@ -1,0 +1,72 @@
+// The prefilter may only save work: with and without it, the scanners report the same gates over
+// every fixture and over a generated tree (bench/gen_tree.py, small).
+#include "scan/prefilter.h"
+
+#include <cstdlib>
+#include <filesystem>
+
+#include <gtest/gtest.h>
+
+#include "scan/audit.h"
+
+namespace archpatch::scan {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::vector<std::string> Keys(const AuditReport& report) {
+  std::vector<std::string> keys;
+  for (const Finding& f : report.findings) keys.push_back(ToJson(f).dump());
+  return keys;
+}
+
+void ExpectSameWithAndWithout(const std::vector<std::string>& paths, const char* target) {
+  AuditOptions options;
+  options.target = *arch::ParseArch(target);
+  options.paths = paths;
+  options.env.undef_unknown = false;
+  options.prefilter = false;
+  Result<AuditReport> full = Audit(options);
+  options.prefilter = true;
+  Result<AuditReport> filtered = Audit(options);
+  ASSERT_TRUE(full.ok() && filtered.ok());
+  EXPECT_EQ(Keys(*full), Keys(*filtered)) << "target " << target;
+  EXPECT_LE(filtered->files_parsed, full->files_parsed);
+}
+
+TEST(Prefilter, DropsNothingOverTheFixtures) {
+  const std::string fixtures = std::string(ARCHPATCH_SOURCE_DIR) + "/tests/fixtures/cuda";
+  for (const char* target : {"sm_120", "sm_90", "sm_80", "sm_100a"}) ExpectSameWithAndWithout({fixtures}, target);
+}
+
+TEST(Prefilter, DropsNothingOverAGeneratedTree) {
+  fs::path tree = fs::temp_directory_path() / ("archpatch_prefilter_" + std::to_string(getpid()));
+  std::string cmd = "python3 " + std::string(ARCHPATCH_SOURCE_DIR) + "/bench/gen_tree.py " + tree.string() +
+                    " --files 120 --megabytes 1 >/dev/null";
+  if (std::system(cmd.c_str()) != 0) GTEST_SKIP() << "python3 could not run bench/gen_tree.py";
+  ExpectSameWithAndWithout({tree.string()}, "sm_120");
+  ExpectSameWithAndWithout({tree.string()}, "sm_80");
+  fs::remove_all(tree);
+}
+
+TEST(Prefilter, ChoosesOnlyTheAnalysesThatCanMatch) {
+  Prefilter p(cuda::MacroEnv{});
+  cuda::GateKinds plain = p.Check("__global__ void k(float* smem) { smem[0] = 1; }\n");
+  EXPECT_FALSE(plain.directives || plain.nv_target || plain.runtime);
+  cuda::GateKinds gate = p.Check("#if __CUDA_ARCH__ >= 900\n#endif\n");
+  EXPECT_TRUE(gate.directives);
+  EXPECT_FALSE(gate.runtime);
+  EXPECT_TRUE(p.Check("NV_IF_TARGET(NV_PROVIDES_SM_90, (x();));").nv_target);
+  EXPECT_TRUE(p.Check("if (major < 9) return false;").runtime);
+  EXPECT_FALSE(p.Check("using cutlass::arch::Sm90;").runtime) << "a namespace qualifier is no capability";
+}
+
+TEST(Prefilter, ADefineNamingAnArchMacroIsSearchedFor) {
+  cuda::MacroEnv env;
+  env.defines["MY_ARCH"] = "__CUDA_ARCH__";
+  EXPECT_TRUE(Prefilter(env).Check("#if MY_ARCH >= 900\n#endif\n").directives);
+  EXPECT_FALSE(Prefilter(cuda::MacroEnv{}).Check("#if MY_ARCH >= 900\n#endif\n").directives);
+}
+
+}  // namespace
+}  // namespace archpatch::scan
