@@ -23,6 +23,10 @@ bool IsCarrierName(std::string_view name) {
 bool IsInt(const Literal& l) { return l.kind == LiteralKind::kInt; }
 bool IsArchString(const Literal& l) { return l.kind == LiteralKind::kString && ParseArchName(l.text).has_value(); }
 
+// "12.8" next to TORCH_CUDA_ARCH_LIST is more likely a CUDA version than a GPU: a dotted entry
+// must name a chip nvcc 13 knows, or an older one (major < 9) that it dropped.
+bool IsRealChip(const ArchName& name) { return name.arch.major < 9 || arch::IsKnown(name.arch.plain()); }
+
 std::string ArchNameText(const ArchName& name) {
   return name.ptx ? name.arch.compute_name() : name.arch.name();
 }
@@ -203,7 +207,7 @@ void Recognizer::FindArchStrings(const LogicalLine& line) {
                             {{Term{Operand::kArchName, Compare::kIn, NameList(targets, lit)}}}});
     } else if (strict && ParseArchName(lit.text)) {
       gates_.push_back(Gate{"arch-string", name, lit, i, i + 1, line.scope, {{Term{Operand::kArchName, Compare::kEq, lit}}}});
-    } else if (arch_list_line && list && Contains(lit.text, ".")) {
+    } else if (arch_list_line && list && Contains(lit.text, ".") && std::all_of(list->begin(), list->end(), IsRealChip)) {
       gates_.push_back(Gate{"arch-list-string", name, lit, i, i + 1, line.scope,
                             {{Term{Operand::kArchName, Compare::kIn, NameList(*list, lit)}}}});
     }

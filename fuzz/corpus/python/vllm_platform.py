@@ -42,3 +42,10 @@ def select_backend(backend: str, sm_version: str):
 
 
 TORCH_CUDA_ARCH_LIST = "8.0 8.6 9.0a 10.0+PTX"  # expect: python-gate shape=assignment sm_80=true sm_90a=true sm_100=true sm_120=true sm_89=false
+
+
+def build_env(cuda_version):
+    env = {"TORCH_CUDA_ARCH_LIST": "9.0a 12.0"}  # expect: python-gate shape=arch-list-string sm_90=true sm_120=true sm_100=false
+    if cuda_version >= Version("12.8"):  # a CUDA version on a line about TORCH_CUDA_ARCH_LIST is no arch
+        env["TORCH_CUDA_ARCH_LIST"] += " 10.0"  # expect: python-gate shape=arch-list-string sm_100=true sm_120=false
+    return env
