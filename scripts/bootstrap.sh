@@ -3,6 +3,8 @@
 # build/. Safe to run again: apt and cmake only do what is missing.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# ccache (when installed) may reuse objects across clones of the tree.
+export CCACHE_BASEDIR=${CCACHE_BASEDIR:-$PWD}
 
 packages=$(grep -v '^#' scripts/packages.txt)
 missing=$(for p in $packages; do dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed' || echo "$p"; done)

@@ -2,6 +2,8 @@
 # Builds the libFuzzer targets with clang-19 into build-fuzz/ and runs each for a bounded time.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# ccache (when installed) may reuse objects across clones of the tree.
+export CCACHE_BASEDIR=${CCACHE_BASEDIR:-$PWD}
 seconds=${FUZZ_SECONDS:-30}
 CC=clang-19 CXX=clang++-19 cmake -S . -B build-fuzz -G Ninja -DARCHPATCH_FUZZ=ON \
   -DARCHPATCH_TESTS=OFF -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
