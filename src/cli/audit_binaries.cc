@@ -1,0 +1,44 @@
+#include "cli/audit_binaries.h"
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "binary/output.h"
+#include "binary/python_link.h"
+#include "cli/command.h"
+
+namespace archpatch::cli {
+
+void AddBinariesOptions(po::options_description& desc) {
+  desc.add_options()
+      ("binaries", "also report whether the CUDA binaries found (.so, .cubin, .fatbin, .ptx) can run on --arch")
+      ("binaries-only", "report only the CUDA binaries and their coverage (docs/binaries.md)");
+}
+
+int RunBinariesOnly(const arch::Arch& target, const std::vector<std::string>& paths, bool json) {
+  binary::ScanOptions options;
+  options.targets = {target};
+  const binary::BinaryScan scan = binary::ScanBinaries(paths, options);
+  for (const Error& e : scan.errors) fmt::print(stderr, "archpatch: error: {}\n", e.str());
+  if (json) {
+    fmt::print("{}\n", nlohmann::ordered_json{{"binaries", binary::ToJson(scan)}}.dump(2));
+  } else {
+    fmt::print("{}", binary::FormatText(scan));
+  }
+  if (!scan.errors.empty()) return kExitUsage;
+  return scan.AnyNoImage() ? kExitFindings : kExitOk;
+}
+
+std::optional<binary::BinaryScan> ScanBinariesIfAsked(const po::variables_map& vars, const arch::Arch& target,
+                                                      const std::vector<std::string>& paths,
+                                                      std::vector<Finding>& findings) {
+  if (!vars.count("binaries")) return std::nullopt;
+  binary::ScanOptions options;
+  options.targets = {target};
+  options.named_files_must_be_binaries = false;
+  binary::BinaryScan scan = binary::ScanBinaries(paths, options);
+  binary::NoteNoImageBinaries(findings, scan, paths);
+  return scan;
+}
+
+}  // namespace archpatch::cli
