@@ -98,17 +98,15 @@ nlohmann::ordered_json VerdictJson(const std::vector<arch::Arch>& arches, const 
 Result<CudaGates> ScanCudaGates(const std::string& file, std::string_view contents,
                                 const std::vector<arch::Arch>& arches, const MacroEnv& env, GateKinds kinds) {
   CudaGates out;
-  if (kinds.directives || kinds.nv_target) {
-    Result<std::vector<Token>> tokens = ThreadLexer().Tokenize(file, contents);
-    if (!tokens) return tokens.error();
-    if (kinds.directives) AddDirectiveGates(file, contents, *tokens, arches, env, out);
-    if (kinds.nv_target) {
-      std::vector<Finding> nv = FindNvTargetGates(file, contents, *tokens, arches, env);
-      out.findings.insert(out.findings.end(), nv.begin(), nv.end());
-    }
+  Result<std::vector<Token>> tokens = ThreadLexer().Tokenize(file, contents);
+  if (!tokens) return tokens.error();
+  if (kinds.directives) AddDirectiveGates(file, contents, *tokens, arches, env, out);
+  if (kinds.nv_target) {
+    std::vector<Finding> nv = FindNvTargetGates(file, contents, *tokens, arches, env);
+    out.findings.insert(out.findings.end(), nv.begin(), nv.end());
   }
   if (kinds.runtime) {
-    Result<std::vector<Finding>> runtime = FindRuntimeGates(file, contents, arches);
+    Result<std::vector<Finding>> runtime = FindRuntimeGates(file, contents, arches, *tokens);
     if (runtime) {
       out.findings.insert(out.findings.end(), runtime->begin(), runtime->end());
     } else {

@@ -1,6 +1,7 @@
 #include "cuda/runtime_gates.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cctype>
 #include <functional>
 #include <optional>
@@ -9,6 +10,7 @@
 #include <clang-c/Index.h>
 #include <fmt/format.h>
 
+#include "cuda/functions.h"
 #include "cuda/tokens.h"
 
 namespace archpatch::cuda {
@@ -35,9 +37,8 @@ struct logic_error : exception { template <class... A> logic_error(A&&...); };
 struct out_of_range : exception { template <class... A> out_of_range(A&&...); };
 }
 )";
-constexpr const char* kPreludePath = "/archpatch-virtual/prelude.h";
 const char* const kArgs[] = {"-x", "c++", "-std=c++20", "-nostdinc", "-nostdinc++", "-ferror-limit=0",
-                             "-Wno-everything", "-include", kPreludePath};
+                             "-Wno-everything"};
 
 std::string Spelling(CXCursor c) {
   CXString s = clang_getCursorSpelling(c);
@@ -299,7 +300,9 @@ struct Walk {
     unsigned b = 0, e = 0;
     clang_getFileLocation(clang_getRangeStart(r), nullptr, nullptr, nullptr, &b);
     clang_getFileLocation(clang_getRangeEnd(r), nullptr, nullptr, nullptr, &e);
-    if (e <= b || e > contents.size()) return;
+    if (b < kPrelude.size() || e <= b) return;
+    b -= kPrelude.size(), e -= kPrelude.size();
+    if (e > contents.size()) return;
     Finding f;
     f.file = file;
     f.line = lines.Line(b), f.column = lines.Column(b);
@@ -354,14 +357,19 @@ const std::vector<std::string_view>& CapabilityNeedles() {
   return needles;
 }
 
-bool IsCapabilityName(std::string_view name) {
-  static const std::set<std::string> kNames = {
+const std::vector<std::string_view>& CapabilityNames() {
+  static const std::vector<std::string_view> names = {
       "major", "minor", "ccmajor", "ccminor", "smmajor", "smminor", "devicemajor", "deviceminor",
       "computemajor", "computeminor", "capabilitymajor", "capabilityminor", "archmajor", "archminor",
       "sm", "smversion", "smver", "smarch", "getsmversion", "getsm", "getsmarch", "currentsm",
       "devicesm", "arch", "archversion", "cudaarch", "getcudaarch", "devicearch", "cc",
       "computecapability", "getcomputecapability", "devicecapability", "getdevicecapability",
       "capability", "computecap"};
+  return names;
+}
+
+bool IsCapabilityName(std::string_view name) {
+  static const std::set<std::string_view> kNames(CapabilityNames().begin(), CapabilityNames().end());
   bool has_needle = std::any_of(CapabilityNeedles().begin(), CapabilityNeedles().end(),
                                 [&](std::string_view n) { return name.find(n) != std::string_view::npos; });
   // Reserved names (__CUDA_ARCH__) are compiler macros, never a runtime value.
@@ -378,26 +386,94 @@ bool IsCapabilityName(std::string_view name) {
   return kNames.count(normal) > 0;
 }
 
+namespace {
+
+// One translation unit per thread, re-parsed for every file (no driver run after the first).
+// The prelude sits in front of the file's bytes in the same buffer: single-file-parse mode (no
+// header is looked for) would skip an -include.
+class RuntimeParser {
+ public:
+  RuntimeParser() : index_(clang_createIndex(0, 0)) {
+    static std::atomic<int> counter{0};
+    path_ = "/archpatch-virtual/runtime" + std::to_string(counter++) + ".cc";
+  }
+  ~RuntimeParser() {
+    if (unit_) clang_disposeTranslationUnit(unit_);
+    clang_disposeIndex(index_);
+  }
+
+  CXTranslationUnit Parse(std::string_view contents) {
+    buffer_.assign(kPrelude);
+    buffer_.append(contents);
+    CXUnsavedFile unsaved{path_.c_str(), buffer_.data(), static_cast<unsigned long>(buffer_.size())};
+    if (unit_) {
+      if (clang_reparseTranslationUnit(unit_, 1, &unsaved, clang_defaultReparseOptions(unit_)) == 0) return unit_;
+      clang_disposeTranslationUnit(unit_);
+      unit_ = nullptr;
+      return nullptr;
+    }
+    const unsigned flags =
+        CXTranslationUnit_SingleFileParse | CXTranslationUnit_KeepGoing | CXTranslationUnit_Incomplete;
+    if (clang_parseTranslationUnit2(index_, path_.c_str(), kArgs, std::size(kArgs), &unsaved, 1, flags, &unit_) !=
+        CXError_Success) {
+      unit_ = nullptr;
+    }
+    return unit_;
+  }
+
+ private:
+  CXIndex index_;
+  CXTranslationUnit unit_ = nullptr;
+  std::string path_, buffer_;
+};
+
+}  // namespace
+
+// The file's bytes with the bodies of functions that name no capability blanked out (spaces,
+// newlines kept, so every offset and line stays): clang then parses only what can hold a gate,
+// several times faster on kernel-heavy files.
+std::string BlankIrrelevantBodies(std::string_view contents, const std::vector<Token>& tokens) {
+  std::string out(contents);
+  size_t covered = 0;  // bodies are listed outer first: skip those inside a kept or blanked one
+  for (const FunctionBody& body : FindFunctionBodies(tokens, contents)) {
+    if (body.begin < covered || body.end > contents.size() || body.end < body.begin + 2) continue;
+    covered = body.end;
+    bool relevant = false;
+    auto first = std::lower_bound(tokens.begin(), tokens.end(), body.begin + 1,
+                                  [](const Token& t, size_t offset) { return t.begin < offset; });
+    for (auto it = first; it != tokens.end() && it->end < body.end; ++it) {
+      const Token& t = *it;
+      if (t.kind == Token::Kind::kIdentifier && IsCapabilityName(t.Spelling(contents))) relevant = true;
+      // A directive inside would lose its partner outside; keep such bodies whole.
+      if (t.kind == Token::Kind::kPunctuation && t.Spelling(contents) == "#") relevant = true;
+      if (relevant) break;
+    }
+    if (relevant) continue;
+    for (size_t i = body.begin + 1; i + 1 < body.end; ++i) {
+      if (out[i] != '\n' && out[i] != '\r') out[i] = ' ';
+    }
+  }
+  return out;
+}
+
 Result<std::vector<Finding>> FindRuntimeGates(const std::string& file, std::string_view contents,
                                               const std::vector<arch::Arch>& arches) {
-  thread_local CXIndex index = clang_createIndex(0, 0);
-  // A virtual folder: no header next to the file is found (includes stay unresolved, cheap), while
-  // -include still reads the in-memory prelude (single-file-parse mode would skip it).
-  std::string path = "/archpatch-virtual/" + std::to_string(std::hash<std::string>()(file)) + "/" +
-                     file.substr(file.rfind('/') + 1);
-  CXUnsavedFile unsaved[] = {{path.c_str(), contents.data(), static_cast<unsigned long>(contents.size())},
-                             {kPreludePath, kPrelude.data(), static_cast<unsigned long>(kPrelude.size())}};
-  CXTranslationUnit unit = nullptr;
-  const unsigned flags = CXTranslationUnit_KeepGoing | CXTranslationUnit_Incomplete;
-  if (clang_parseTranslationUnit2(index, path.c_str(), kArgs, std::size(kArgs), unsaved, 2, flags, &unit) !=
-      CXError_Success) {
-    return Error{"libclang could not parse the file", Location{file}};
-  }
+  Result<std::vector<Token>> tokens = ThreadLexer().Tokenize(file, contents);
+  if (!tokens) return tokens.error();
+  return FindRuntimeGates(file, contents, arches, *tokens);
+}
+
+Result<std::vector<Finding>> FindRuntimeGates(const std::string& file, std::string_view contents,
+                                              const std::vector<arch::Arch>& arches,
+                                              const std::vector<Token>& tokens) {
+  thread_local RuntimeParser parser;
+  const std::string reduced = BlankIrrelevantBodies(contents, tokens);
+  CXTranslationUnit unit = parser.Parse(reduced);
+  if (!unit) return Error{"libclang could not parse the file", Location{file}};
   Walk walk{contents, file, arches, LineIndex(contents), {}, ""};
   for (CXCursor top : Children(clang_getTranslationUnitCursor(unit))) {
     if (clang_Location_isFromMainFile(clang_getCursorLocation(top))) walk.Visit(top);
   }
-  clang_disposeTranslationUnit(unit);
   return std::move(walk.findings);
 }
 

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "arch/arch.h"
+#include "cuda/tokens.h"
 #include "report/finding.h"
 #include "util/result.h"
 
@@ -19,8 +20,18 @@ namespace archpatch::cuda {
 // Findings of kind "cpp-runtime-gate"; verdict true = the check lets that arch through.
 Result<std::vector<Finding>> FindRuntimeGates(const std::string& file, std::string_view contents,
                                               const std::vector<arch::Arch>& arches);
+// The same with the file's tokens already at hand (Lexer::Tokenize).
+Result<std::vector<Finding>> FindRuntimeGates(const std::string& file, std::string_view contents,
+                                              const std::vector<arch::Arch>& arches,
+                                              const std::vector<Token>& tokens);
 
-// Whether `name` reads as a GPU capability variable or getter (the AST side of the prefilter).
+// Whether `name` reads as a GPU capability variable or getter: after dropping '_' and an `m`
+// member prefix (mSM), case-insensitively one of major, minor, sm, smversion, getsmversion, arch,
+// cc, computecapability, ... (runtime_gates.cc has the list). Every accepted name contains one
+// of CapabilityNeedles(), which the byte prefilter searches for.
 bool IsCapabilityName(std::string_view name);
+const std::vector<std::string_view>& CapabilityNeedles();
+// The normal forms IsCapabilityName accepts (lowercase, no '_', no m prefix).
+const std::vector<std::string_view>& CapabilityNames();
 
 }  // namespace archpatch::cuda

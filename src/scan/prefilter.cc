@@ -1,5 +1,6 @@
 #include "scan/prefilter.h"
 
+#include <array>
 #include <cstring>
 
 #include "cuda/runtime_gates.h"
@@ -7,74 +8,125 @@
 namespace archpatch::scan {
 namespace {
 
-constexpr std::string_view kArchNeedles[] = {"__CUDA_ARCH", "NV_PROVIDES_SM_", "NV_IS_EXACTLY_SM_", "_NV_TARGET_",
-                                             "NV_IS_DEVICE", "NV_IS_HOST", "NV_ANY_TARGET", "NV_NO_TARGET"};
-constexpr std::string_view kNvTargetNeedles[] = {"NV_IF_TARGET", "NV_IF_ELSE_TARGET", "NV_DISPATCH_TARGET"};
+constexpr std::string_view kArchPrefixes[] = {"__CUDA_ARCH", "NV_PROVIDES_SM_", "NV_IS_EXACTLY_SM_", "_NV_TARGET_",
+                                              "__NV_PROVIDES_SM_", "__NV_IS_EXACTLY_SM_"};
+constexpr std::string_view kArchNames[] = {"NV_IS_DEVICE", "NV_IS_HOST", "NV_ANY_TARGET", "NV_NO_TARGET"};
+constexpr std::string_view kNvTargetNames[] = {"NV_IF_TARGET", "NV_IF_ELSE_TARGET", "NV_DISPATCH_TARGET"};
 
 bool Contains(std::string_view haystack, std::string_view needle) {
   return memmem(haystack.data(), haystack.size(), needle.data(), needle.size()) != nullptr;
 }
 
-bool IsIdentChar(char c) {
-  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
-}
-
-// The identifier around [at, at+len), checked against IsCapabilityName.
-bool CapabilityAt(std::string_view s, size_t at, size_t len) {
-  size_t b = at, e = at + len;
-  while (b > 0 && IsIdentChar(s[b - 1])) --b;
-  while (e < s.size() && IsIdentChar(s[e])) ++e;
-  if (!cuda::IsCapabilityName(s.substr(b, e - b))) return false;
-  size_t next = e;
-  while (next < s.size() && (s[next] == ' ' || s[next] == '\t')) ++next;
-  return !(next + 1 < s.size() && s[next] == ':' && s[next + 1] == ':');  // `arch::` is a namespace
-}
-
-}  // namespace
-
-bool MentionsCapability(std::string_view contents) {
-  for (std::string_view needle : cuda::CapabilityNeedles()) {
-    const char* base = contents.data();
-    size_t from = 0;
-    while (from < contents.size()) {
-      const void* hit = memmem(base + from, contents.size() - from, needle.data(), needle.size());
-      if (!hit) break;
-      size_t at = static_cast<const char*>(hit) - base;
-      if (CapabilityAt(contents, at, needle.size())) return true;
-      // Skip the rest of this identifier: its other occurrences give the same answer.
-      from = at + needle.size();
-      while (from < contents.size() && IsIdentChar(contents[from])) ++from;
+struct CharTable {
+  std::array<bool, 256> ident{};
+  std::array<unsigned char, 256> lower{};
+  CharTable() {
+    for (int c = 0; c < 256; ++c) {
+      ident[c] = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
+      lower[c] = static_cast<unsigned char>(c >= 'A' && c <= 'Z' ? c + 32 : c);
     }
+  }
+};
+const CharTable kChars;
+
+// Hash of an identifier with '_' dropped and letters lowered: the normal form IsCapabilityName
+// compares, so its names can be looked up in a bitmap while scanning (an exact check follows).
+struct NormalHash {
+  uint32_t h = 0;
+  void Add(unsigned char c) {
+    if (c != '_') h = h * 31 + kChars.lower[c];
+  }
+};
+
+class CapabilityBitmap {
+ public:
+  CapabilityBitmap() {
+    for (std::string_view name : cuda::CapabilityNames()) {
+      Set(name);
+      Set("m" + std::string(name));  // mSM, m_major: IsCapabilityName drops an m prefix
+    }
+  }
+  bool MayBe(uint32_t h) const { return bits_[(h >> 6) & (kWords - 1)] >> (h & 63) & 1; }
+
+ private:
+  static constexpr uint32_t kWords = 128;  // 8192 bits
+  void Set(std::string_view name) {
+    NormalHash n;
+    for (char c : name) n.Add(static_cast<unsigned char>(c));
+    bits_[(n.h >> 6) & (kWords - 1)] |= uint64_t{1} << (n.h & 63);
+  }
+  std::array<uint64_t, kWords> bits_{};
+};
+const CapabilityBitmap kCapabilities;
+
+bool IsArchName(std::string_view id) {
+  for (std::string_view p : kArchPrefixes) {
+    if (id.substr(0, p.size()) == p) return true;
+  }
+  for (std::string_view n : kArchNames) {
+    if (id == n) return true;
   }
   return false;
 }
 
+bool IsNvTargetName(std::string_view id) {
+  for (std::string_view n : kNvTargetNames) {
+    if (id == n) return true;
+  }
+  return false;
+}
+
+// `name::` qualifies a namespace or class: never a capability value.
+bool QualifiesScope(std::string_view s, size_t end) {
+  while (end < s.size() && (s[end] == ' ' || s[end] == '\t')) ++end;
+  return end + 1 < s.size() && s[end] == ':' && s[end + 1] == ':';
+}
+
+}  // namespace
+
 Prefilter::Prefilter(const cuda::MacroEnv& env) {
-  for (std::string_view n : kArchNeedles) directive_needles_.emplace_back(n);
   // -D NAME=__CUDA_ARCH__... makes NAME arch-dependent: look for NAME too.
   for (const auto& [name, value] : env.defines) {
-    for (std::string_view n : kArchNeedles) {
-      if (Contains(value, n)) directive_needles_.push_back(name);
+    for (std::string_view p : kArchPrefixes) {
+      if (Contains(value, p)) extra_names_.push_back(name);
+    }
+    for (std::string_view n : kArchNames) {
+      if (Contains(value, n)) extra_names_.push_back(name);
     }
   }
 }
 
-cuda::GateKinds Prefilter::Check(std::string_view contents) const {
+// One pass over the bytes, identifier by identifier (comments and strings included: a superset
+// of what libclang will see), stopping once every analysis is known to be needed.
+cuda::GateKinds Prefilter::Check(std::string_view s) const {
   cuda::GateKinds kinds{false, false, false};
-  for (const std::string& n : directive_needles_) {
-    if (Contains(contents, n)) {
-      kinds.directives = true;
-      break;
+  const auto* p = reinterpret_cast<const unsigned char*>(s.data());
+  const size_t n = s.size();
+  size_t i = 0;
+  while (i < n) {
+    if (!kChars.ident[p[i]]) {
+      ++i;
+      continue;
     }
-  }
-  for (std::string_view n : kNvTargetNeedles) {
-    if (Contains(contents, n)) {
-      kinds.nv_target = true;
-      break;
+    const size_t start = i;
+    NormalHash h;
+    for (; i < n && kChars.ident[p[i]]; ++i) h.Add(p[i]);
+    std::string_view id = s.substr(start, i - start);
+    if ((p[start] == '_' || p[start] == 'N') && id.size() >= 10) {
+      if (!kinds.directives && IsArchName(id)) kinds.directives = true;
+      if (!kinds.nv_target && IsNvTargetName(id)) kinds.nv_target = true;
     }
+    if (!kinds.runtime && kCapabilities.MayBe(h.h) && cuda::IsCapabilityName(id) && !QualifiesScope(s, i)) {
+      kinds.runtime = true;
+    }
+    if (!kinds.directives && !extra_names_.empty()) {
+      for (const std::string& name : extra_names_) kinds.directives |= id == name;
+    }
+    if (kinds.directives && kinds.nv_target && kinds.runtime) break;
   }
-  kinds.runtime = MentionsCapability(contents);
   return kinds;
 }
+
+bool MentionsCapability(std::string_view contents) { return Prefilter(cuda::MacroEnv{}).Check(contents).runtime; }
 
 }  // namespace archpatch::scan

@@ -10,7 +10,9 @@
 //   runtime: an identifier cuda::IsCapabilityName accepts, not used as a `name::` qualifier.
 #pragma once
 
+#include <string>
 #include <string_view>
+#include <vector>
 
 #include "cuda/gates.h"
 #include "cuda/macro_env.h"
@@ -23,7 +25,7 @@ class Prefilter {
   cuda::GateKinds Check(std::string_view contents) const;
 
  private:
-  std::vector<std::string> directive_needles_;
+  std::vector<std::string> extra_names_;  // -D names whose value names an arch macro
 };
 
 // Whether `contents` holds an identifier that IsCapabilityName accepts outside `X::` position.
