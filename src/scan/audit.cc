@@ -21,32 +21,44 @@
 namespace archpatch::scan {
 namespace {
 
-// A read-only view of a whole file: mmap for anything sizeable, so the prefilter reads pages
-// straight from the page cache.
-class MappedFile {
+// A whole file's bytes: read() into a per-thread buffer for the usual source file (no page
+// faults, no munmap), mmap for big ones.
+class FileBytes {
  public:
-  static Result<MappedFile> Open(const std::string& path) {
+  Status Load(const std::string& path) {
+    Unmap();
     int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
     if (fd < 0) return Error{fmt::format("cannot read: {}", std::strerror(errno)), Location{path}};
     struct stat st {};
-    MappedFile file;
-    if (::fstat(fd, &st) == 0 && st.st_size > 0) {
-      void* p = ::mmap(nullptr, st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
-      if (p != MAP_FAILED) file.data_ = static_cast<const char*>(p), file.size_ = st.st_size;
+    size_t size = ::fstat(fd, &st) == 0 ? static_cast<size_t>(st.st_size) : 0;
+    if (size > kReadLimit) {
+      void* p = ::mmap(nullptr, size, PROT_READ, MAP_PRIVATE, fd, 0);
+      if (p != MAP_FAILED) mapped_ = static_cast<const char*>(p), mapped_size_ = size;
+    } else {
+      buffer_.resize(size);
+      size_t got = 0;
+      while (got < size) {
+        ssize_t n = ::read(fd, buffer_.data() + got, size - got);
+        if (n <= 0) break;
+        got += static_cast<size_t>(n);
+      }
+      buffer_.resize(got);
     }
     ::close(fd);
-    return file;
+    return Ok{};
   }
-  MappedFile() = default;
-  MappedFile(MappedFile&& o) noexcept : data_(std::exchange(o.data_, nullptr)), size_(std::exchange(o.size_, 0)) {}
-  ~MappedFile() {
-    if (data_) ::munmap(const_cast<char*>(data_), size_);
-  }
-  std::string_view view() const { return {data_ ? data_ : "", size_}; }
+  ~FileBytes() { Unmap(); }
+  std::string_view view() const { return mapped_ ? std::string_view(mapped_, mapped_size_) : std::string_view(buffer_); }
 
  private:
-  const char* data_ = nullptr;
-  size_t size_ = 0;
+  static constexpr size_t kReadLimit = 4 << 20;
+  void Unmap() {
+    if (mapped_) ::munmap(const_cast<char*>(mapped_), mapped_size_);
+    mapped_ = nullptr, mapped_size_ = 0;
+  }
+  std::string buffer_;
+  const char* mapped_ = nullptr;
+  size_t mapped_size_ = 0;
 };
 
 bool IsFalse(const nlohmann::ordered_json& details, const char* key, const std::string& arch, const char* value) {
@@ -103,9 +115,9 @@ class AuditRun {
   }
 
   void ScanOne(const std::string& path, WorkerResult& out) {
-    Result<MappedFile> file = MappedFile::Open(path);
-    if (!file) return out.errors.push_back(file.error());
-    std::string_view contents = file->view();
+    thread_local FileBytes file;
+    if (Status loaded = file.Load(path); !loaded) return out.errors.push_back(loaded.error());
+    std::string_view contents = file.view();
     Result<std::vector<Finding>> found = std::vector<Finding>{};
     if (KindOf(path) == FileKind::kPython) {
       ++out.parsed;

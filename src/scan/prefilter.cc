@@ -34,7 +34,8 @@ const CharTable kChars;
 struct NormalHash {
   uint32_t h = 0;
   void Add(unsigned char c) {
-    if (c != '_') h = h * 31 + kChars.lower[c];
+    const uint32_t next = h * 31 + kChars.lower[c];
+    h = c == '_' ? h : next;  // branch-free: the scan's inner loop
   }
 };
 
