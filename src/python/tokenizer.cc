@@ -211,7 +211,6 @@ class Lexer {
   // Scans from the opening quote at `p` to just past the closing one. A backslash always takes
   // the next character with it (in raw strings too, so r"\"" stays one string).
   std::optional<Error> StringBody(size_t& p, bool raw, bool fstring, int depth) {
-    (void)raw;
     const size_t open = p;
     const char q = src_[p];
     const bool triple = At(p + 1) == q && At(p + 2) == q;
@@ -223,8 +222,16 @@ class Lexer {
       const char c = src_[p];
       if (c == '\\') {
         ++p;
-        if (NewlineLength(p) > 0) ConsumeNewline(p);
-        else if (p < src_.size()) ++p;
+        if (fstring && !raw && At(p) == 'N' && At(p + 1) == '{') {
+          while (p < src_.size() && src_[p] != '}' && src_[p] != q) ++p;  // \N{NAME} is no field
+          if (At(p) == '}') ++p;
+        } else if (fstring && (At(p) == '{' || At(p) == '}')) {
+          // a backslash does not escape a brace: rf"\{x}" still has a field
+        } else if (NewlineLength(p) > 0) {
+          ConsumeNewline(p);
+        } else if (p < src_.size()) {
+          ++p;
+        }
       } else if (NewlineLength(p) > 0) {
         if (!triple) return Fail("unterminated string literal", open);
         ConsumeNewline(p);
@@ -279,6 +286,8 @@ class Lexer {
         --nest;
       } else if (c == '!' && nest == 0 && At(p + 1) != '=') {
         ++p;
+      } else if (c == '#') {  // PEP 701: a comment inside a multi-line field
+        while (p < src_.size() && NewlineLength(p) == 0) ++p;
       } else if (c == ':' && nest == 0) {
         ++p;
         return FormatSpec(p, q, triple, depth, open);

@@ -68,6 +68,13 @@ TEST(Tokenizer, FStringsWithNestedFieldsQuotesAndFormatSpecs) {
   EXPECT_EQ(Lex("s = f'''{\n  x\n}'''\n").texts.size(), 3u);
 }
 
+// Found by tokenizing every .py under /root/.pyenv and the Cloud SDK (pygments, idlelib, pyparsing).
+TEST(Tokenizer, BackslashesDoNotEscapeFStringBraces) {
+  EXPECT_EQ(Lex("k = rf\"Software\\Python\\{ver}\" + fr'\\{c}{{}}'\n").texts.size(), 5u);
+  EXPECT_EQ(Lex("s = f'\\N{DASH} {x}'\n").texts.size(), 3u);  // \N{...} names a character
+  EXPECT_EQ(Lex("s = f'''{\n  x  # it's a comment\n}'''\n").texts.size(), 3u);
+}
+
 TEST(Tokenizer, IndentAndDedentFollowTheOffsideRule) {
   const Lexed l = Lex("def f():\n    if x:\n        y = 1\n\n    # note\n    return y\nz = 2\n");
   const auto count = [&](TokenKind k) { return std::count(l.kinds.begin(), l.kinds.end(), k); };
