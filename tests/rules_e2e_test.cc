@@ -1,5 +1,7 @@
 // `archpatch rules list|show|check|test` as an author uses them, on the test-only rule in
 // tests/fixtures/rules (minipkg-sm12x: one python-gate, one cuda-gate, one replace).
+#include <algorithm>
+
 #include <nlohmann/json.hpp>
 
 #include "e2e.h"
@@ -59,7 +61,7 @@ TEST(RulesE2e, CheckReportsSchemaErrorsWithAPlace) {
   RunResult r = RunArchpatch({"rules", "check", bad.string(), kRulesDir + "/minipkg-sm12x.yaml"});
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_EQ(r.err, "archpatch: error: " + bad.string() +
-                       ":7:51: unknown strategy 'widen' (one of: drop-bound, raise-bound, or-target)\n");
+                       ":7:49: unknown strategy 'widen' (one of: drop-bound, raise-bound, or-target)\n");
   EXPECT_EQ(r.out, "ok " + kRulesDir + "/minipkg-sm12x.yaml\n");
 }
 
@@ -85,10 +87,13 @@ TEST(RulesE2e, ShowSuggestsAnIdAndListGivesJson) {
   EXPECT_EQ(r.exit_code, 0) << r.err;
   nlohmann::json list = nlohmann::json::parse(r.out);
   ASSERT_TRUE(list.is_array());
-  EXPECT_EQ(list[0]["id"], "minipkg-sm12x");
-  EXPECT_EQ(list[0]["distribution"], "minipkg");
-  EXPECT_EQ(list[0]["targets"], nlohmann::json({"sm_120", "sm_121"}));
-  EXPECT_EQ(list[0]["edits"].size(), 3u);
+  // $ARCHPATCH_RULES_DIR comes first; the shipped rules follow, all sorted by id.
+  auto rule = std::find_if(list.begin(), list.end(), [](const nlohmann::json& r) { return r["id"] == "minipkg-sm12x"; });
+  ASSERT_NE(rule, list.end()) << r.out;
+  EXPECT_EQ((*rule)["distribution"], "minipkg");
+  EXPECT_EQ((*rule)["targets"], nlohmann::json({"sm_120", "sm_121"}));
+  EXPECT_EQ((*rule)["edits"].size(), 3u);
+  EXPECT_EQ((*rule)["path"], kRulesDir + "/minipkg-sm12x.yaml");
 }
 
 TEST(RulesE2e, UnknownSubcommandIsAUsageError) {

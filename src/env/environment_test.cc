@@ -99,6 +99,26 @@ TEST(Environment, ReportsAnInterpreterThatCannotRun) {
   EXPECT_NE(dirs.error().message.find("(exit 3): broken"), std::string::npos) << dirs.error().message;
 }
 
+// --python: the interpreter's purelib is site-packages, and distributions in a different platlib
+// (Fedora's lib64) are found too, each with its own root.
+TEST(Environment, DiscoversPurelibAndPlatlibFromTheInterpreter) {
+  TempTree tree;
+  WriteDistribution(tree);
+  tree.Write("lib64/native_pkg-1.0.dist-info/METADATA", "Name: native_pkg\nVersion: 1.0\n");
+  const std::filesystem::path fake = tree.Write(
+      "python", "#!/bin/sh\nprintf '{\"purelib\": \"%s\", \"platlib\": \"%s\"}\\n' '" +
+                    (tree.root() / "site").string() + "' '" + (tree.root() / "lib64").string() + "'\n");
+  std::filesystem::permissions(fake, std::filesystem::perms::owner_all);
+  Result<Environment> env = Discover({fake.string(), "", ""});
+  ASSERT_TRUE(env) << env.error().str();
+  EXPECT_EQ(env->python, fake.string());
+  EXPECT_EQ(env->site_packages, std::filesystem::canonical(tree.root() / "site"));
+  ASSERT_EQ(env->search_paths.size(), 2u);
+  ASSERT_NE(env->Find("native-pkg"), nullptr);
+  EXPECT_EQ(env->Find("native-pkg")->root, std::filesystem::canonical(tree.root() / "lib64"));
+  EXPECT_NE(env->Find("demo-pkg"), nullptr);
+}
+
 TEST(Environment, RefusesTwoEnvironmentOptions) {
   Result<Environment> env = Discover({"python3", "/tmp", ""});
   ASSERT_FALSE(env);

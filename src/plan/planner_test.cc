@@ -142,6 +142,16 @@ TEST_F(PlannerTest, ReplaceInsideAPythonScope) {
   EXPECT_TRUE(again->rules[0].satisfied) << "new contains old: the old inside new is not matched again";
 }
 
+TEST_F(PlannerTest, AGlobSkipsAFileThatIsNotPythonButANamedFileMustScan) {
+  Write("demo/legacy.py", "x = 1\nsql = 'unterminated\n");
+  Result<EditPlan> plan = Plan();
+  ASSERT_TRUE(plan) << plan.error().str();
+  EXPECT_NE(plan->rules[0].notes[0].find("edit 1: skipped demo/legacy.py:2:"), std::string::npos)
+      << plan->rules[0].notes[0];
+  const std::string error = PlanError(With(kRule, "demo/*.py", "demo/legacy.py"));
+  EXPECT_EQ(error.rfind("rule 'demo-sm12x' edit 1 (demo/legacy.py): demo/legacy.py:2:", 0), 0u) << error;
+}
+
 TEST_F(PlannerTest, RefusesAVersionOutsideTheRange) {
   Write("demo_pkg-0.3.1.dist-info/METADATA", "Name: demo-pkg\nVersion: 0.4.0\n");
   EXPECT_EQ(PlanError(), "rule 'demo-sm12x': demo-pkg 0.4.0 is outside the rule's versions '>=0.2,<0.4'");
