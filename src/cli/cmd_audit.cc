@@ -10,6 +10,7 @@
 
 #include "cli/command.h"
 #include "cli/options.h"
+#include "hazard/audit_hook.h"
 #include "report/human.h"
 #include "scan/audit.h"
 
@@ -29,6 +30,7 @@ po::options_description AuditOptionsDescription() {
       ("undef-unknown", "every macro not given with -D/-U is undefined, as the compiler sees it")
       ("json", "print one JSON document (docs/audit.md)")
       ("jobs,j", po::value<int>()->default_value(0), "worker threads (default: one per core)")
+      ("no-hazards", "skip the hazard checks (empty kernels, whether each gate is safe to widen; docs/hazards.md)")
       ("path", po::value<std::vector<std::string>>(), "files or directories to audit");
   return desc;
 }
@@ -103,12 +105,19 @@ void PrintHuman(const scan::AuditReport& report) {
     fmt::print("\n");
     files.insert(f.file);
   }
+  // Empty kernels (hazard checks) are counted apart from the gates.
+  const size_t empty = std::count_if(report.findings.begin(), report.findings.end(),
+                                     [](const Finding& f) { return f.kind == "empty-kernel"; });
+  const size_t gates = report.findings.size() - empty;
   if (report.findings.empty()) {
     fmt::print("no gate keeps {} out ({} files scanned)\n", target, report.files_scanned);
   } else {
-    fmt::print("{} gate{} keep{} {} out, in {} file{} ({} files scanned)\n", report.findings.size(),
-               report.findings.size() == 1 ? "" : "s", report.findings.size() == 1 ? "s" : "", target, files.size(),
-               files.size() == 1 ? "" : "s", report.files_scanned);
+    fmt::print("{} gate{} keep{} {} out, in {} file{} ({} files scanned)\n", gates, gates == 1 ? "" : "s",
+               gates == 1 ? "s" : "", target, files.size(), files.size() == 1 ? "" : "s", report.files_scanned);
+  }
+  if (empty > 0) {
+    fmt::print("{} kernel{} compile{} to an empty body on {}: {} run and return garbage without an error\n", empty,
+               empty == 1 ? "" : "s", empty == 1 ? "s" : "", target, empty == 1 ? "it would" : "they would");
   }
 }
 
@@ -130,6 +139,7 @@ int RunAudit(const Context&, const std::vector<std::string>& args) {
   scan::AuditOptions options = ToAuditOptions(parsed.vars);
   Result<scan::AuditReport> report = scan::Audit(options);
   if (!report) throw UsageError(fmt::format("audit: {}", report.error().str()));
+  if (!parsed.vars.count("no-hazards")) hazard::AugmentAudit(*report, options.env, options.jobs);
   PrintProblems(*report);
   if (parsed.vars.count("json")) {
     PrintJson(*report);

@@ -148,6 +148,10 @@ void PrintFinding(std::FILE* out, const Finding& f, const std::string& target,
   if (!block.empty()) fmt::print(out, "    block:   {}\n", block);
   if (!f.scope.empty()) fmt::print(out, "    in:      {}\n", f.scope);
   fmt::print(out, "    means:   {}\n", WhatItMeans(f, target));
+  // The hazard checks' plain-words lines (src/hazard: empty kernels, whether widening is safe).
+  if (auto explain = f.details.find("explain"); explain != f.details.end() && explain->is_array()) {
+    for (const auto& line : *explain) fmt::print(out, "    hazard:  {}\n", line.get<std::string>());
+  }
 }
 
 }  // namespace archpatch::report
