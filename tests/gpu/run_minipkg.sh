@@ -57,7 +57,7 @@ say() { printf '%s\n' "$*" | tee -a "$transcript"; }
 run() {
   local want=$1 rc=0
   shift
-  say "\$ ${*/#$repo\//}"
+  say "$(printf "\$ %s" "$*" | sed "s|$work|\$WORK|g; s|$repo/||g")"
   "$@" >"$work/out" 2>&1 || rc=$?
   sed "s|$work|\$WORK|g; s|$repo/||g" "$work/out" | tee -a "$transcript"
   if ((rc == want)); then say "[exit $rc, as expected]"; else say "[exit $rc, EXPECTED $want]"; failures=$((failures + 1)); fi
