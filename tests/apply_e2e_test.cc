@@ -133,6 +133,21 @@ TEST(ApplyE2e, ReviewedPlanAppliesExactlyAndIsRefusedWhenAFileDiffers) {
   EXPECT_NE(ReadFile(env.file("minipkg/jit.py")).find(kPyAfter), std::string::npos);
 }
 
+TEST(ApplyE2e, APlanThatLeavesSitePackagesIsRefused) {
+  StoreEnv env;
+  RunResult plan = env.Run({"apply", "--rule", Rule("minipkg-widen"), "--dry-run", "--json"});
+  ASSERT_EQ(plan.exit_code, 0);
+  json j = json::parse(plan.out);
+  j["rules"][0]["files"][0]["path"] = "../outside.cuh";
+  WriteFile(env.dir() / "outside.cuh", ReadFile(env.file("minipkg/include/allreduce.cuh")));
+  WriteFile(env.dir() / "plan.json", j.dump());
+  auto before = Snapshot(env.dir());
+  RunResult r = RunArchpatch({"apply", "--plan", (env.dir() / "plan.json").string()}, env.Env());
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("../outside.cuh"), std::string::npos) << r.err;
+  EXPECT_EQ(Snapshot(env.dir()), before);
+}
+
 TEST(ApplyE2e, HardLinkedFileIsReplacedAndTheOtherLinkKeepsItsBytes) {
   StoreEnv env;
   std::filesystem::path shared = env.dir() / "uv-cache-jit.py";

@@ -12,6 +12,7 @@
 #include "cli/options.h"
 #include "cli/store_support.h"
 #include "env/digest.h"
+#include "env/safe_path.h"
 #include "plan/planner.h"
 #include "rules/loader.h"
 #include "store/cache_clearer.h"
@@ -76,6 +77,14 @@ plan::EditPlan ReadPlanFile(const std::string& path) {
   if (j.is_discarded()) throw UsageError(fmt::format("'{}' is not valid JSON", path));
   Result<plan::EditPlan> p = plan::PlanFromJson(j);
   if (!p) throw UsageError(fmt::format("{}: {}", path, p.error().str()));
+  // A plan file is input like a rule: its paths must stay inside site-packages.
+  for (const plan::RulePlan& rule : p->rules) {
+    for (const plan::FilePlan& file : rule.files) {
+      if (Status safe = env::CheckRelativePath(file.path); !safe) {
+        throw UsageError(fmt::format("{}: {}: {}; nothing was changed", path, file.path, safe.error().str()));
+      }
+    }
+  }
   return std::move(*p);
 }
 
@@ -118,6 +127,7 @@ store::RuleChange ToChange(const plan::EditPlan& p, const plan::RulePlan& rule, 
   e.caches = rule.caches;
   if (const env::Distribution* d = env.Find(rule.distribution)) e.installer = d->installer;
   for (const plan::FilePlan& file : rule.files) {
+    std::string store_path = StorePath(p, rule, file);
     std::string before = ReadOriginal(rule, file);
     if (env::Sha256Hex(before) != file.sha256_before) {
       throw Fatal(fmt::format("{}: file changed since the plan was made (SHA-256 '{}', plan expects '{}'); "
@@ -128,7 +138,7 @@ store::RuleChange ToChange(const plan::EditPlan& p, const plan::RulePlan& rule, 
     if (env::Sha256Hex(after) != file.sha256_after) {
       throw Fatal(fmt::format("{}: the plan's edits do not produce its sha256_after; nothing was changed", file.path));
     }
-    store::FileChange fc{StorePath(p, rule, file), file.sha256_before, std::move(after), {}, nullptr};
+    store::FileChange fc{store_path, file.sha256_before, std::move(after), {}, nullptr};
     for (const plan::TextEdit& edit : file.edits) fc.edits.push_back({edit.line, edit.before, edit.after});
     change.files.push_back(std::move(fc));
   }
@@ -243,7 +253,6 @@ int DryRun(const Request& req, const plan::EditPlan& p, const store::Manifest& m
 
 int Execute(const Request& req, const plan::EditPlan& p, const env::Environment& env,
             std::vector<RuleResult> results) {
-  store::RealDisk real;
   std::unique_ptr<store::Disk> disk = store::MakeDisk();
   store::StateDir state(*disk, p.root);
   Result<store::EnvLock> lock = store::EnvLock::Acquire(p.root, store::EnvLock::Mode::exclusive);
