@@ -51,6 +51,7 @@ ConditionNode Leaf(ConditionNode::Kind kind, const CondToken& token, std::string
 }
 
 constexpr int kMaxDepth = 256;  // nesting beyond this is refused rather than risking the stack
+constexpr int kMaxTreeDepth = 2000;
 
 }  // namespace
 
@@ -78,6 +79,12 @@ const CondToken& ConditionParser::Take() {
 }
 
 int ConditionParser::Add(ConditionNode node) {
+  // Trees deeper than this (`1+1+1+...` builds depth without parser recursion) would make the
+  // evaluator's recursion risky; refuse them like deep parentheses.
+  int depth = 1;
+  for (int child : node.children) depth = std::max(depth, tree_depth_[child] + 1);
+  if (depth > kMaxTreeDepth) Fail(node.begin, "condition nested too deeply");
+  tree_depth_.push_back(depth);
   condition_.nodes_.push_back(std::move(node));
   return static_cast<int>(condition_.nodes_.size()) - 1;
 }

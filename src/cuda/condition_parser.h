@@ -38,6 +38,7 @@ class ConditionParser {
   std::vector<CondToken> tokens_;
   size_t next_ = 0;
   int depth_ = 0;
+  std::vector<int> tree_depth_;  // per node, parallel to condition_.nodes_
 };
 
 }  // namespace archpatch::cuda

@@ -155,6 +155,12 @@ TEST(ConditionTest, ErrorsPointAtTheColumn) {
 TEST(ConditionTest, DeepNestingIsRefusedNotACrash) {
   EXPECT_FALSE(ParseCondition(std::string(100000, '(') + "1").ok());
   EXPECT_FALSE(ParseCondition(std::string(100000, '!') + "1").ok());
+  std::string long_sum = "1";
+  for (int i = 0; i < 50000; ++i) long_sum += "+1";
+  EXPECT_FALSE(ParseCondition(long_sum).ok());
+  std::string wide_sum = "1";
+  for (int i = 0; i < 1000; ++i) wide_sum += "+1";
+  EXPECT_EQ(Eval(wide_sum + " == 1001"), T);
 }
 
 TEST(ConditionTest, IdentifiersAndArchMacros) {
