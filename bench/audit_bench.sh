@@ -2,6 +2,8 @@
 # Times `archpatch audit --arch sm_120 --json TREE` beside `rg -c __CUDA_ARCH TREE` over a
 # generated CUDA-library-shaped tree (>= 3,000 files, >= 70 MB), warm cache, best of 3.
 # usage: bench/audit_bench.sh [ARCHPATCH_BINARY] [TREE_DIR]
+# AUDIT_FLAGS adds audit options (e.g. AUDIT_FLAGS=--no-hazards); the CPU seconds (user+sys) of
+# each tool are printed too, since wall time on a shared machine mostly measures the others.
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 bin="${1:-$here/../build/archpatch}"
@@ -9,29 +11,35 @@ tree="${2:-/tmp/archpatch-bench-tree}"
 if [ ! -d "$tree" ]; then python3 "$here/gen_tree.py" "$tree"; fi
 command -v rg >/dev/null || { echo "rg (ripgrep) is needed for the comparison" >&2; exit 2; }
 
-best_of_3() {  # prints the best wall time in seconds of three runs of "$@"
-  local best=""
-  for _ in 1 2 3; do
-    local start end
-    start=$(date +%s.%N)
-    "$@" >/dev/null 2>&1 || true
-    end=$(date +%s.%N)
-    best=$(python3 -c "t=$end-$start; b='$best'; print(t if b=='' else min(t, float(b)))")
-  done
-  echo "$best"
+best_of_3() {  # prints "wall cpu": the best wall and CPU seconds of three runs of "$@"
+  python3 - "$@" <<'PY'
+import os, subprocess, sys, time
+best_wall = best_cpu = None
+for _ in range(3):
+    before = os.times()
+    start = time.perf_counter()
+    subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    wall = time.perf_counter() - start
+    after = os.times()
+    cpu = (after.children_user - before.children_user) + (after.children_system - before.children_system)
+    best_wall = wall if best_wall is None else min(best_wall, wall)
+    best_cpu = cpu if best_cpu is None else min(best_cpu, cpu)
+print(best_wall, best_cpu)
+PY
 }
 
-"$bin" audit --arch sm_120 --json "$tree" >/dev/null 2>&1 || true  # warm the page cache
+"$bin" audit --arch sm_120 --json ${AUDIT_FLAGS:-} "$tree" >/dev/null 2>&1 || true  # warm the page cache
 rg -c __CUDA_ARCH "$tree" >/dev/null || true
 files=$(find "$tree" -type f | wc -l)
 bytes=$(du -sb "$tree" | cut -f1)
-t_audit=$(best_of_3 "$bin" audit --arch sm_120 --json "$tree")
+t_audit=$(best_of_3 "$bin" audit --arch sm_120 --json ${AUDIT_FLAGS:-} "$tree")
 t_rg=$(best_of_3 rg -c __CUDA_ARCH "$tree")
-python3 - "$files" "$bytes" "$t_audit" "$t_rg" <<'PY'
+python3 - "$files" "$bytes" $t_audit $t_rg <<'PY'
 import sys
-files, size, audit, rg = int(sys.argv[1]), int(sys.argv[2]), float(sys.argv[3]), float(sys.argv[4])
+files, size = int(sys.argv[1]), int(sys.argv[2])
+audit, audit_cpu, rg, rg_cpu = map(float, sys.argv[3:7])
 print(f"tree: {files} files, {size / 1e6:.1f} MB")
-print(f"archpatch audit --arch sm_120 --json: {audit * 1000:.0f} ms")
-print(f"rg -c __CUDA_ARCH:                    {rg * 1000:.0f} ms")
-print(f"ratio audit/rg: {audit / rg:.2f}x")
+print(f"archpatch audit --arch sm_120 --json: {audit * 1000:.0f} ms wall, {audit_cpu * 1000:.0f} ms CPU")
+print(f"rg -c __CUDA_ARCH:                    {rg * 1000:.0f} ms wall, {rg_cpu * 1000:.0f} ms CPU")
+print(f"ratio audit/rg: {audit / rg:.2f}x wall")
 PY
