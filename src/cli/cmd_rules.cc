@@ -69,7 +69,8 @@ int List(bool json) {
       out.push_back(RuleJson(*rule));
     } else {
       fmt::print("{:<44} {:<20} {:<16} {:<16} {}\n", rule->id, rule->distribution,
-                 rule->versions.empty() ? "*" : rule->versions, fmt::join(rule->target_names, ","), rule->summary);
+                 rule->versions.empty() ? "*" : rule->versions,
+                 fmt::format("{}", fmt::join(rule->target_names, ",")), rule->summary);
     }
   }
   if (json) fmt::print("{}\n", out.dump(2));
