@@ -1,0 +1,114 @@
+// Directive chains from libclang's tokens: what hazard/ and plan/ read (branch ranges, parents,
+// effective conditions and verdicts).
+#include "cuda/directives.h"
+
+#include <gtest/gtest.h>
+
+namespace archpatch::cuda {
+namespace {
+
+DirectiveScan Read(const std::string& text) {
+  Result<std::vector<Token>> tokens = ThreadLexer().Tokenize("t.cu", text);
+  EXPECT_TRUE(tokens.ok());
+  return ReadDirectives(*tokens, text, "t.cu");
+}
+
+int IndexOf(const std::vector<arch::Arch>& arches, const char* name) {
+  for (size_t i = 0; i < arches.size(); ++i) {
+    if (arches[i].name() == name) return static_cast<int>(i);
+  }
+  return -1;
+}
+
+TEST(Directives, ChainsNestAndKnowTheirBlocks) {
+  const std::string text =
+      "#if A\n"         // 1
+      "a();\n"          // 2
+      "# ifdef B\n"     // 3
+      "b();\n"          // 4
+      "#endif\n"        // 5
+      "#elif C\n"       // 6
+      "#else\n"         // 7
+      "d();\n"          // 8
+      "#endif\n";       // 9
+  DirectiveScan scan = Read(text);
+  ASSERT_EQ(scan.branches.size(), 4u);
+  const DirectiveBranch& first = scan.branches[0];
+  EXPECT_EQ(first.first_line, 2);
+  EXPECT_EQ(first.last_line, 5);
+  EXPECT_EQ(text.substr(first.block.begin, first.block.end - first.block.begin), "a();\n# ifdef B\nb();\n#endif\n");
+  EXPECT_EQ(scan.branches[1].kind, DirectiveKind::kIfdef);
+  EXPECT_EQ(scan.branches[1].parent, 0);
+  EXPECT_EQ(scan.branches[2].previous, 0);
+  EXPECT_EQ(scan.branches[3].previous, 2);
+  EXPECT_EQ(scan.branches[3].first_line, 8);
+  EXPECT_EQ(scan.branches[3].last_line, 8);
+  EXPECT_EQ(EffectiveConditionText(scan, 3), "!(C) && !(A)");
+  EXPECT_EQ(EffectiveConditionText(scan, 1), "(defined(B)) && (A)");
+  EXPECT_TRUE(scan.problems.empty());
+}
+
+TEST(Directives, HashesInsideCommentsStringsAndContinuedLinesAreNotDirectives) {
+  const std::string text =
+      "/* #if X */ // #if Y\n"
+      "const char* s = \"#if Z\";\n"
+      "auto r = R\"(\n#if W\n)\";\n"
+      "int x = 1; \\\n"
+      "#if V\n"  // continues the line above: not a directive
+      "#if __CUDA_ARCH__ >= 900\n"
+      "#endif\n";
+  DirectiveScan scan = Read(text);
+  ASSERT_EQ(scan.branches.size(), 1u);
+  EXPECT_EQ(scan.branches[0].condition, "__CUDA_ARCH__ >= 900");
+  EXPECT_EQ(scan.branches[0].line, 8);
+}
+
+TEST(Directives, MacroDefinedUnderAnArchBranchIsPerArch) {
+  const std::string text =
+      "#if __CUDA_ARCH__ >= 900\n"
+      "#define HAS_TMA 1\n"
+      "#endif\n"
+      "#ifdef HAS_TMA\n"
+      "#endif\n"
+      "#undef HAS_TMA\n"
+      "#if defined(HAS_TMA)\n"
+      "#endif\n";
+  DirectiveScan scan = Read(text);
+  ASSERT_EQ(scan.macros.size(), 2u);
+  EXPECT_EQ(scan.macros[0].branch, 0);
+  const auto& arches = arch::AllArches();
+  BranchVerdicts v = EvaluateBranches(scan, arches, MacroEnv{}, "t.cu");
+  EXPECT_EQ(v.effective[1][IndexOf(arches, "sm_90")], Tri::kTrue);
+  EXPECT_EQ(v.effective[1][IndexOf(arches, "sm_80")], Tri::kFalse);
+  EXPECT_TRUE(v.arch_dependent[1]);
+  EXPECT_EQ(v.effective[2][IndexOf(arches, "sm_90")], Tri::kFalse);  // #undef applies everywhere
+}
+
+TEST(Directives, ElseNegatesEarlierBranchesAndNestingComposes) {
+  const std::string text =
+      "#if defined(__CUDA_ARCH__)\n"
+      "#if __CUDA_ARCH__ >= 1000\n"
+      "#elif __CUDA_ARCH__ >= 900\n"
+      "#else\n"
+      "#endif\n"
+      "#endif\n";
+  DirectiveScan scan = Read(text);
+  const auto& arches = arch::AllArches();
+  BranchVerdicts v = EvaluateBranches(scan, arches, MacroEnv{}, "t.cu");
+  ASSERT_EQ(scan.branches.size(), 4u);
+  EXPECT_EQ(v.effective[2][IndexOf(arches, "sm_90")], Tri::kTrue);
+  EXPECT_EQ(v.effective[2][IndexOf(arches, "sm_120")], Tri::kFalse);
+  EXPECT_EQ(v.effective[3][IndexOf(arches, "sm_80")], Tri::kTrue);
+  EXPECT_EQ(v.effective[3][IndexOf(arches, "sm_90")], Tri::kFalse);
+}
+
+TEST(Directives, UnbalancedDirectivesAreProblemsWithPlaces) {
+  DirectiveScan scan = Read("#else\n#if A\n");
+  ASSERT_EQ(scan.problems.size(), 2u);
+  EXPECT_EQ(scan.problems[0].str(), "t.cu:1:1: '#else' without '#if'");
+  EXPECT_EQ(scan.problems[1].str(), "t.cu:2:1: '#if' is not closed by '#endif'");
+  EXPECT_FALSE(scan.branches[0].terminated);
+}
+
+}  // namespace
+}  // namespace archpatch::cuda
