@@ -1,0 +1,64 @@
+// Runtime capability checks found through libclang's AST, headers unresolved.
+#include "cuda/runtime_gates.h"
+
+#include <gtest/gtest.h>
+
+namespace archpatch::cuda {
+namespace {
+
+std::vector<Finding> Find(const std::string& text) {
+  Result<std::vector<Finding>> found = FindRuntimeGates("r.cc", text, arch::AllArches());
+  EXPECT_TRUE(found.ok());
+  return found.ok() ? *found : std::vector<Finding>{};
+}
+
+TEST(RuntimeGates, UnknownCheckMacroStillYieldsItsArguments) {
+  // Neither the header nor TORCH_CHECK exists here: clang's recovery keeps the call's arguments.
+  auto f = Find("#include <torch/all.h>\nvoid f(int major) { TORCH_CHECK(major >= 9, \"sm90+\"); }\n");
+  ASSERT_EQ(f.size(), 1u);
+  EXPECT_EQ(f[0].text, "major >= 9");
+  EXPECT_EQ(f[0].details["check"], "TORCH_CHECK");
+  EXPECT_EQ(f[0].scope, "f");
+  EXPECT_EQ(f[0].VerdictFor("sm_90"), Tri::kTrue);
+  EXPECT_EQ(f[0].VerdictFor("sm_86"), Tri::kFalse);
+}
+
+TEST(RuntimeGates, ConstantsResolveFromEnumsConstexprAndDefines) {
+  auto f = Find(
+      "enum { kSM_120 = 120 };\nconstexpr int kMax = 100;\n#define MIN_SM 90\n"
+      "bool g(int sm) {\n  if (sm == kSM_120) return false;\n  if (sm > kMax || sm < MIN_SM) return false;\n"
+      "  return true;\n}\n");
+  ASSERT_EQ(f.size(), 2u);
+  EXPECT_EQ(f[0].VerdictFor("sm_120"), Tri::kFalse);  // refuses exactly sm_120
+  EXPECT_EQ(f[0].VerdictFor("sm_121"), Tri::kTrue);
+  EXPECT_EQ(f[1].VerdictFor("sm_90"), Tri::kTrue);
+  EXPECT_EQ(f[1].VerdictFor("sm_100"), Tri::kTrue);
+  EXPECT_EQ(f[1].VerdictFor("sm_103"), Tri::kFalse);
+  EXPECT_EQ(f[1].VerdictFor("sm_89"), Tri::kFalse);
+}
+
+TEST(RuntimeGates, ScaleComesFromTheComparedNumber) {
+  auto f = Find("void h(int arch, int cc) {\n  if (arch < 900) return;\n  if (cc >= 12) throw 1;\n}\n");
+  ASSERT_EQ(f.size(), 2u);
+  EXPECT_EQ(f[0].VerdictFor("sm_90"), Tri::kTrue);   // __CUDA_ARCH__ style: 900
+  EXPECT_EQ(f[0].VerdictFor("sm_89"), Tri::kFalse);
+  EXPECT_EQ(f[1].VerdictFor("sm_120"), Tri::kFalse);  // a major version: 12
+  EXPECT_EQ(f[1].VerdictFor("sm_110"), Tri::kTrue);
+}
+
+TEST(RuntimeGates, ComparisonsThatDoNotRefuseAreNotGates) {
+  EXPECT_TRUE(Find("void k(int major) { if (major >= 9) { fast(); } int y = major < 8; }\n").empty());
+  EXPECT_TRUE(Find("const char* s = \"if (major < 9) return false;\";\n").empty());
+}
+
+TEST(RuntimeGates, CapabilityNames) {
+  for (const char* yes : {"major", "mSM", "sm_version", "smVersion", "getSMVersion", "compute_capability", "cc"}) {
+    EXPECT_TRUE(IsCapabilityName(yes)) << yes;
+  }
+  for (const char* no : {"smem", "acc", "__CUDA_ARCH__", "kSM_100", "arch_tag", "summary"}) {
+    EXPECT_FALSE(IsCapabilityName(no)) << no;
+  }
+}
+
+}  // namespace
+}  // namespace archpatch::cuda
