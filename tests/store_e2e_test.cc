@@ -170,3 +170,30 @@ TEST(VerifyE2e, ReportsFilesThatDifferFromRecordAndNamesArchpatchPatches) {
 
 }  // namespace
 }  // namespace archpatch::e2e
+
+namespace archpatch::e2e {
+namespace {
+
+// The dangerous bytecode case through the binary: an unchecked-hash pyc (never validated by
+// CPython) and the source's mtime put back after apply; the import must still see the patch.
+TEST(PycacheE2e, ImportSeesThePatchDespiteAnUncheckedHashPyc) {
+  if (std::system("python3 -c pass >/dev/null 2>&1") != 0) GTEST_SKIP() << "python3 not found";
+  StoreEnv env;
+  std::string site = ShellQuote(env.site().string());
+  std::string compile = "cd " + site + " && python3 -c \"import py_compile as p; [p.compile('minipkg/jit.py', "
+                        "optimize=o, invalidation_mode=p.PycInvalidationMode.UNCHECKED_HASH) for o in (0, 1, 2)]\"";
+  ASSERT_EQ(std::system(compile.c_str()), 0);
+  auto mtime = std::filesystem::last_write_time(env.file("minipkg/jit.py"));
+  RunResult r = env.Run({"apply", "--rule", Rule("minipkg-widen")});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  std::filesystem::last_write_time(env.file("minipkg/jit.py"), mtime);
+  EXPECT_TRUE(std::filesystem::is_empty(env.file("minipkg/__pycache__")));
+  std::string out = env.dir() / "out.txt";
+  std::string import = "cd " + site + " && python3 -c 'import minipkg.jit as j; print(j.gen_module()[\"supported_major_versions\"])' > " +
+                       ShellQuote(out);
+  ASSERT_EQ(std::system(import.c_str()), 0);
+  EXPECT_EQ(ReadFile(out), "[9, 10, 12]\n");
+}
+
+}  // namespace
+}  // namespace archpatch::e2e
