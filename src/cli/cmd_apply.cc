@@ -9,9 +9,11 @@
 
 #include "arch/arch.h"
 #include "cli/command.h"
+#include "cli/hazard_cli.h"
 #include "cli/options.h"
 #include "cli/store_support.h"
 #include "env/digest.h"
+#include "hazard/assess.h"
 #include "env/safe_path.h"
 #include "plan/planner.h"
 #include "rules/loader.h"
@@ -38,6 +40,7 @@ po::options_description Options() {
       "diff", "include the unified diff in the output")("json", "print the result as JSON on stdout")(
       "no-clear-cache", "leave JIT caches alone")("allow-hazard", "apply even if a hazard check objects")(
       "force", "reserved for overriding refusals of the hazard checks");
+  AddApplyHazardOptions(desc);  // --verify, --proof-engine (docs/hazards.md)
   AddEnvOptions(desc);
   return desc;
 }
@@ -138,7 +141,7 @@ store::RuleChange ToChange(const plan::EditPlan& p, const plan::RulePlan& rule, 
     if (env::Sha256Hex(after) != file.sha256_after) {
       throw Fatal(fmt::format("{}: the plan's edits do not produce its sha256_after; nothing was changed", file.path));
     }
-    store::FileChange fc{store_path, file.sha256_before, std::move(after), {}, nullptr};
+    store::FileChange fc{store_path, file.sha256_before, std::move(after), {}, hazard::BlastRadiusJson(file.path, before, file)};
     for (const plan::TextEdit& edit : file.edits) fc.edits.push_back({edit.line, edit.before, edit.after});
     change.files.push_back(std::move(fc));
   }
@@ -236,7 +239,9 @@ int Report(const Request& req, const std::vector<RuleResult>& results, const std
 int DryRun(const Request& req, const plan::EditPlan& p, const store::Manifest& manifest,
            std::vector<RuleResult> results) {
   if (req.json && !req.check) {
-    fmt::print("{}\n", plan::ToJson(p).dump(2));
+    nlohmann::ordered_json doc = plan::ToJson(p);
+    doc["hazards"] = hazard::ToJson(hazard::AssessPlan(p));  // blast radius, hazards (docs/hazards.md)
+    fmt::print("{}\n", doc.dump(2));
     return p.satisfied() ? kExitFindings : kExitOk;
   }
   for (const plan::RulePlan& rule : p.rules) {
@@ -343,6 +348,12 @@ int RunApply(const Context&, const std::vector<std::string>& args) {
         if (!planned) throw Fatal(planned.error().str() + "; nothing was changed");
         p = std::move(*planned);
       }
+    }
+    // The hazard checks (docs/hazards.md): a refusal or a failed --verify proof throws before
+    // anything is written; otherwise their lines (blast radius per edit, proof) are shown.
+    const PlanHazards hazards = CheckPlanHazards(p, vars, req.dry_run);
+    if (!req.json) {
+      for (const std::string& line : hazards.lines) fmt::print("{}\n", line);
     }
     if (req.dry_run) {
       store::StateDir state(disk, p.root);

@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/command.h"
+#include "cli/hazard_cli.h"
 #include "cli/options.h"
 #include "cli/store_support.h"
 #include "env/digest.h"
@@ -55,7 +56,8 @@ json VerifyDistribution(const env::Environment& env, const env::Distribution& di
 
 }  // namespace
 
-int RunVerify(const Context&, const std::vector<std::string>& args) {
+int RunVerify(const Context& ctx, const std::vector<std::string>& args) {
+  if (WantsProof(args)) return RunVerifyProof(ctx, args);  // the compiler proof (docs/hazards.md)
   po::options_description desc("options");
   desc.add_options()("package", po::value<std::vector<std::string>>()->composing(),
                      "only this distribution (repeatable)")("json", "print the result as JSON on stdout");
