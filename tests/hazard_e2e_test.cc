@@ -103,7 +103,8 @@ TEST_F(HazardApply, WideningOnlyThePythonGateIsRefusedAndChangesNothing) {
   EXPECT_NE(r.err.find("refusing to apply: the plan has hazards (nothing was changed; --allow-hazard applies anyway)"),
             std::string::npos)
       << r.err;
-  EXPECT_NE(r.err.find("pkg/include/allreduce_fusion.cuh:11:17: On sm_120 this kernel compiles to an empty body"),
+  EXPECT_NE(r.err.find("pkg/include/allreduce_fusion.cuh:11:17: kernel 'allreduce_fusion_kernel' (built by pkg/jit/comm.py): On "
+                       "sm_120 this kernel compiles to an empty body"),
             std::string::npos)
       << r.err;
   EXPECT_EQ(ReadFile(site_ / "pkg/jit/comm.py"), before);

@@ -94,7 +94,11 @@ PlanHazards CheckPlanHazards(const plan::EditPlan& p, const po::variables_map& v
     std::string why;
     for (const Finding& f : assessment.findings) {
       if (f.severity != Severity::kError) continue;
-      why += fmt::format("\n  {}:{}:{}: {}", f.file, f.line, f.column, f.summary);
+      const std::string through = f.details.value("reached_through", "");
+      why += f.kind == "empty-kernel"
+                 ? fmt::format("\n  {}:{}:{}: kernel '{}' (built by {}): {}", f.file, f.line, f.column, f.text,
+                               through.empty() ? "this rule" : through, f.summary)
+                 : fmt::format("\n  {}:{}:{}: {}", f.file, f.line, f.column, f.summary);
     }
     throw Fatal(fmt::format("refusing to apply: the plan has hazards (nothing was changed; --allow-hazard applies "
                             "anyway):{}",

@@ -191,7 +191,7 @@ std::vector<std::string> ExplainLines(const Finding& f) {
     for (const auto& g : d.value("gates", nlohmann::ordered_json::array())) {
       std::string line = fmt::format("The body is switched off by '#{} {}' at line {}", g.value("directive", "if"),
                                      g.value("condition", ""), g.value("line", 0));
-      if (g.contains("widen")) line += fmt::format(" ({})", g["widen"].value("widen", "unknown"));
+      if (g.contains("widen")) line += fmt::format(" (widening it: {})", g["widen"].value("widen", "unknown"));
       out.push_back(line + ".");
     }
     out.push_back("Widen the CUDA gate too (not only the Python one), or keep the target off this kernel.");
