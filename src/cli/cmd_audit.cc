@@ -8,6 +8,8 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "binary/output.h"
+#include "cli/audit_binaries.h"
 #include "cli/command.h"
 #include "cli/options.h"
 #include "hazard/audit_hook.h"
@@ -18,7 +20,7 @@ namespace archpatch::cli {
 namespace {
 
 constexpr const char* kSynopsis =
-    "--arch ARCH [--against ARCH,...] [-D NAME[=VAL]]... [-U NAME]... [--undef-unknown] [--json] PATH...";
+    "--arch ARCH [--against ARCH,...] [-D NAME[=VAL]]... [-U NAME]... [--undef-unknown] [--binaries | --binaries-only] [--json] PATH...";
 
 po::options_description AuditOptionsDescription() {
   po::options_description desc("options");
@@ -32,6 +34,7 @@ po::options_description AuditOptionsDescription() {
       ("jobs,j", po::value<int>()->default_value(0), "worker threads (default: one per core)")
       ("no-hazards", "skip the hazard checks (empty kernels, whether each gate is safe to widen; docs/hazards.md)")
       ("path", po::value<std::vector<std::string>>(), "files or directories to audit");
+  AddBinariesOptions(desc);
   return desc;
 }
 
@@ -71,7 +74,7 @@ nlohmann::ordered_json ErrorJson(const Error& e) {
   return {{"file", e.where.file}, {"line", e.where.line}, {"column", e.where.column}, {"message", e.message}};
 }
 
-void PrintJson(const scan::AuditReport& report) {
+void PrintJson(const scan::AuditReport& report, const nlohmann::ordered_json& binaries = nullptr) {
   nlohmann::ordered_json doc;
   doc["arch"] = report.arches.front().name();
   doc["against"] = nlohmann::ordered_json::array();
@@ -84,6 +87,7 @@ void PrintJson(const scan::AuditReport& report) {
   for (const Error& e : report.errors) doc["errors"].push_back(ErrorJson(e));
   doc["warnings"] = nlohmann::ordered_json::array();
   for (const Error& e : report.warnings) doc["warnings"].push_back(ErrorJson(e));
+  if (!binaries.is_null()) doc["binaries"] = binaries;  // --binaries (docs/binaries.md)
   fmt::print("{}\n", doc.dump(2));
 }
 
@@ -137,16 +141,21 @@ int RunAudit(const Context&, const std::vector<std::string>& args) {
     return kExitOk;
   }
   scan::AuditOptions options = ToAuditOptions(parsed.vars);
+  RefuseTogether(parsed.vars, "binaries", "binaries-only");
+  if (parsed.vars.count("binaries-only")) return RunBinariesOnly(options.target, options.paths, parsed.vars.count("json"));
   Result<scan::AuditReport> report = scan::Audit(options);
   if (!report) throw UsageError(fmt::format("audit: {}", report.error().str()));
   if (!parsed.vars.count("no-hazards")) hazard::AugmentAudit(*report, options.env, options.jobs);
+  const auto binaries = ScanBinariesIfAsked(parsed.vars, options.target, options.paths, report->findings);
   PrintProblems(*report);
   if (parsed.vars.count("json")) {
-    PrintJson(*report);
+    PrintJson(*report, binaries ? binary::ToJson(*binaries) : nlohmann::ordered_json());
   } else {
     PrintHuman(*report);
+    if (binaries) fmt::print("\n{}", binary::FormatText(*binaries));
   }
-  return report->findings.empty() ? kExitOk : kExitFindings;
+  const bool no_image = binaries && binaries->AnyNoImage();
+  return report->findings.empty() && !no_image ? kExitOk : kExitFindings;
 }
 
 }  // namespace archpatch::cli
