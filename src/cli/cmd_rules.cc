@@ -97,6 +97,10 @@ int Check(const std::vector<std::string>& files) {
   if (files.empty()) throw UsageError("rules check: name at least one rule file");
   int status = kExitOk;
   for (const std::string& file : files) {
+    if (!rules::IsRuleFileName(file)) {  // `rules check rules/*.yaml` also names caches.yaml
+      fmt::print("skipped {} (not a rule file)\n", file);
+      continue;
+    }
     Result<rules::Rule> rule = rules::LoadRuleFile(file);
     if (rule) {
       fmt::print("ok {}\n", file);

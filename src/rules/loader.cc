@@ -84,13 +84,16 @@ std::vector<fs::path> RuleDirectories() {
   return dirs;
 }
 
+bool IsRuleFileName(const fs::path& path) {
+  const std::string ext = path.extension().string();
+  return (ext == ".yaml" || ext == ".yml") && !kNotRules.count(path.filename().string());
+}
+
 std::vector<fs::path> RuleFilesIn(const fs::path& dir) {
   std::vector<fs::path> files;
   std::error_code ec;
   for (const fs::directory_entry& entry : fs::directory_iterator(dir, ec)) {
-    const std::string name = entry.path().filename().string();
-    const std::string ext = entry.path().extension().string();
-    if ((ext == ".yaml" || ext == ".yml") && !kNotRules.count(name) && entry.is_regular_file()) {
+    if (IsRuleFileName(entry.path()) && entry.is_regular_file()) {
       files.push_back(entry.path());
     }
   }

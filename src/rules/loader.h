@@ -32,6 +32,10 @@ Result<Rule> LoadRule(std::string_view id_or_path);
 // Every *.yaml rule file directly in `dir` (caches.yaml excluded), sorted by id.
 std::vector<std::filesystem::path> RuleFilesIn(const std::filesystem::path& dir);
 
+// Whether a file name in a rules folder names a rule: *.yaml / *.yml, but not caches.yaml (cache
+// kinds) nor features.yaml (the hazard feature table).
+bool IsRuleFileName(const std::filesystem::path& path);
+
 // Cache kind names declared in `caches_yaml` (top-level keys or `caches:` entries' names).
 Result<std::vector<std::string>> CacheNames(const std::filesystem::path& caches_yaml);
 

@@ -45,6 +45,14 @@ TEST_F(RulesFolder, ListsRuleFilesButNotCachesOrFeatures) {
   EXPECT_EQ(files[1].filename(), "other-rule.yaml");
 }
 
+TEST(RuleFileName, CachesAndFeaturesAreNotRules) {
+  EXPECT_TRUE(IsRuleFileName("rules/a.yaml"));
+  EXPECT_TRUE(IsRuleFileName("a.yml"));
+  EXPECT_FALSE(IsRuleFileName("rules/caches.yaml"));
+  EXPECT_FALSE(IsRuleFileName("rules/features.yaml"));
+  EXPECT_FALSE(IsRuleFileName("rules/README.md"));
+}
+
 TEST_F(RulesFolder, LoadsByIdAndChecksCachesBeside) {
   Result<Rule> rule = LoadRule("demo-sm12x");
   ASSERT_TRUE(rule) << rule.error().str();
