@@ -110,7 +110,8 @@ std::string EnclosingDef(const std::string& py, int line) {
 
 // The CUDA files a Python JIT file builds: the sources it names and, transitively, the quoted
 // #includes of those found in the same package.
-std::vector<std::string> ReachableSources(const fs::path& root, const std::string& py_path, const std::string& py_text) {
+std::vector<std::string> ReachableSources(const fs::path& root, const std::string& py_path,
+                                         const std::string& py_text) {
   static const std::regex kNamed(R"re(["']([^"'\s]+\.(?:cu|cuh|cpp|cc|h|hpp|inl))["'])re");
   static const std::regex kInclude(R"re(#\s*include\s*"([^"]+)")re");
   const std::string package = fs::path(py_path).begin()->string();
@@ -348,7 +349,8 @@ Result<PlanProof> ProvePlan(const plan::EditPlan& p, const ProofOptions& options
       if (!before) return Error{fmt::format("cannot read '{}' for the proof", file.path), {}};
       std::vector<ByteSpan> edited;
       for (const plan::TextEdit& e : file.edits) edited.push_back({e.begin, e.end});
-      Result<FileProof> proof = ProveEdit(file.path, *before, plan::ApplyEdits(*before, file), edited, targets, options);
+      const std::string after = plan::ApplyEdits(*before, file);
+      Result<FileProof> proof = ProveEdit(file.path, *before, after, edited, targets, options);
       if (!proof) return proof.error();
       out.files.push_back(std::move(*proof));
     }

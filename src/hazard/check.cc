@@ -98,7 +98,9 @@ nlohmann::ordered_json WidenJson(const Classification& c, const arch::Arch& targ
   for (const FeatureUse& u : c.uses) uses.push_back(UseJson(u));
   j["uses"] = uses;
   j["unseen_calls"] = c.unseen_calls;
-  if (c.target_variant_hint) j["available_on_variant"] = arch::Arch{target.major, target.minor, arch::Variant::kArchSpecific}.name();
+  if (c.target_variant_hint) {
+    j["available_on_variant"] = arch::Arch{target.major, target.minor, arch::Variant::kArchSpecific}.name();
+  }
   return j;
 }
 
@@ -122,7 +124,9 @@ std::string WidenSentence(const Classification& c, const arch::Arch& target) {
                          "see ({}); check it by hand or prove it with 'archpatch apply --verify'.",
                          t, ShortList(c.unseen_calls, 4));
     case Safety::kSafe:
-      if (c.uses.empty()) return fmt::format("Widening this gate to {} looks safe: the block uses no arch-specific instruction.", t);
+      if (c.uses.empty()) {
+        return fmt::format("Widening this gate to {} looks safe: the block uses no arch-specific instruction.", t);
+      }
       return fmt::format("Widening this gate to {} looks safe: what the block needs ({}) exists on {}.", t,
                          c.uses.front().feature->id, t);
   }
@@ -187,7 +191,8 @@ std::vector<std::string> ExplainLines(const Finding& f) {
   std::vector<std::string> out;
   const auto& d = f.details;
   if (f.kind == "empty-kernel") {  // the summary itself is printed as the finding's meaning
-    out.push_back(fmt::format("It has a real body on {}.", ShortList(d.value("real_body_on", std::vector<std::string>{}))));
+    const std::vector<std::string> real = d.value("real_body_on", std::vector<std::string>{});
+    out.push_back(fmt::format("It has a real body on {}.", ShortList(real)));
     for (const auto& g : d.value("gates", nlohmann::ordered_json::array())) {
       std::string line = fmt::format("The body is switched off by '#{} {}' at line {}", g.value("directive", "if"),
                                      g.value("condition", ""), g.value("line", 0));
