@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cstdlib>
 #include <cstring>
 #include <fcntl.h>
 #include <mutex>
@@ -169,6 +170,9 @@ bool ExcludesTarget(const Finding& f, const std::string& target, const std::vect
 Result<AuditReport> Audit(const AuditOptions& options) {
   Result<FileList> files = CollectFiles(options.paths);
   if (!files) return files.error();
+  // libclang otherwise starts a thread (8 MiB stack) for every parse; our workers have stacks
+  // as large. Set before any worker starts: setenv is not safe beside a concurrent getenv.
+  ::setenv("LIBCLANG_NOTHREADS", "1", /*overwrite=*/0);
   AuditReport report = AuditRun(options, std::move(files->files)).Run();
   report.warnings.insert(report.warnings.begin(), files->warnings.begin(), files->warnings.end());
   return report;
