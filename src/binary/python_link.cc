@@ -59,11 +59,14 @@ std::string ReadSource(const std::string& file, const std::vector<std::string>& 
   return "";
 }
 
-bool Loads(const std::vector<std::string>& names, const std::string& py_file, const FileReport& binary) {
+bool Loads(const std::vector<std::string>& names, const std::string& py_path, const FileReport& binary) {
+  // "./pkg/__init__.py" and "pkg/_C.so" name the same package: compare normalised paths.
+  const std::string py_file = fs::path(py_path).lexically_normal().string();
   const std::string file_name = fs::path(binary.display_path).filename().string();
   const std::string stem = Stem(file_name);
-  const bool same_package = FirstComponent(py_file) == FirstComponent(binary.display_path) ||
-                            fs::path(py_file).parent_path() == fs::path(binary.display_path).parent_path();
+  const fs::path binary_path = fs::path(binary.display_path).lexically_normal();
+  const bool same_package = FirstComponent(py_file) == FirstComponent(binary_path.string()) ||
+                            fs::path(py_file).parent_path() == binary_path.parent_path();
   for (const std::string& name : names) {
     if (name == file_name) return true;  // named in a string literal
     const std::string last = name.substr(name.rfind('.') == std::string::npos ? 0 : name.rfind('.') + 1);

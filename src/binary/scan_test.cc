@@ -183,7 +183,7 @@ TEST(PythonLoadNames, ImportsAndSharedObjectLiterals) {
 TEST_F(SitePackages, PythonGateWhoseModuleLoadsANoImageBinarySaysSo) {
   BinaryScan scan = Scan("sm_120");
   Finding gate;
-  gate.file = "fastattn/__init__.py";  // `from . import _kernels`: sm_90a/sm_100a only
+  gate.file = "./fastattn/__init__.py";  // `from . import _kernels`: sm_90a/sm_100a only
   gate.kind = "python-gate";
   gate.summary = "keeps sm_120 out of the fast path";
   Finding other = gate;
