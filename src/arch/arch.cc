@@ -100,11 +100,11 @@ Result<Arch> ParseArch(std::string_view input) {
   int number = 0;
   Variant variant = Variant::kPlain;
   if (!ParseNumberAndVariant(rest, number, variant)) {
-    return Error{fmt::format("'{}' is not an arch name (try sm_120, sm_120a, 12.0 or 120)", input)};
+    return Error{fmt::format("'{}' is not an arch name (try sm_120, sm_120a, 12.0 or 120)", input), {}};
   }
   Arch arch{number / 10, number % 10, variant};
   if (!IsKnown(arch)) {
-    return Error{fmt::format("unknown arch '{}': nvcc 13 knows {}", input, KnownList())};
+    return Error{fmt::format("unknown arch '{}': nvcc 13 knows {}", input, KnownList()), {}};
   }
   return arch;
 }
@@ -122,7 +122,7 @@ Result<std::vector<Arch>> ParseArchList(std::string_view text) {
     if (comma == std::string_view::npos) break;
     text.remove_prefix(comma + 1);
   }
-  if (arches.empty()) return Error{"empty arch list"};
+  if (arches.empty()) return Error{"empty arch list", {}};
   return arches;
 }
 

@@ -94,18 +94,17 @@ class Evaluator {
 
   Num Ternary(const ConditionNode& n) {
     const Num cond = Eval(n.children[0]);
-    // cpp evaluates only the chosen branch; errors in the other do not count.
-    if (cond.known) return Converted(cond.truth() ? Eval(n.children[1]) : Quiet(n.children[2]),
-                                     cond.truth() ? Quiet(n.children[2]) : Eval(n.children[1]), cond.truth());
+    // cpp evaluates only the chosen branch; errors in the other do not count, its type does.
+    if (cond.known) {
+      const int chosen = n.children[cond.truth() ? 1 : 2], other = n.children[cond.truth() ? 2 : 1];
+      Num value = Eval(chosen);
+      const Num skipped = Quiet(other);
+      value.is_unsigned = value.is_unsigned || (skipped.known && skipped.is_unsigned);
+      return value;
+    }
     const Num a = Eval(n.children[1]), b = Eval(n.children[2]);
     if (a.known && b.known && a.bits == b.bits) return Num{true, a.bits, a.is_unsigned || b.is_unsigned};
     return Num::Unknown();
-  }
-
-  // The chosen branch's value in the type both branches convert to.
-  static Num Converted(Num chosen, Num other, bool) {
-    chosen.is_unsigned = chosen.is_unsigned || (other.known && other.is_unsigned);
-    return chosen;
   }
 
   // Evaluates a subexpression cpp skips: its errors are not errors.
