@@ -57,14 +57,15 @@ echo "== archpatch as an Ansible binary module (apply-module.yml)"
 mkdir -p "$work/library"
 cp "$ARCHPATCH" "$work/library/archpatch"
 export ANSIBLE_LIBRARY="$work/library"
-playbook apply-module.yml 1 -e "$rules_var" --check
+share=(-e "archpatch_share=$repo")  # rules/ and rules/features.yaml of this source tree
+playbook apply-module.yml 1 -e "$rules_var" "${share[@]}" --check
 expect_tree same "module --check"
-playbook apply-module.yml 1 -e "$rules_var"
+playbook apply-module.yml 1 -e "$rules_var" "${share[@]}"
 expect_tree changed "module apply"
-playbook apply-module.yml 0 -e "$rules_var"
-playbook apply-module.yml 1 -e archpatch_state=absent
+playbook apply-module.yml 0 -e "$rules_var" "${share[@]}"
+playbook apply-module.yml 1 -e archpatch_state=absent "${share[@]}"
 expect_tree same "module revert"
-playbook apply-module.yml 0 -e archpatch_state=absent
+playbook apply-module.yml 0 -e archpatch_state=absent "${share[@]}"
 
 echo "sha256 of all $(wc -l <"$work/sums.before") files compared after each step"
 if ((failures > 0)); then echo "ansible: FAIL ($failures)"; exit 1; fi

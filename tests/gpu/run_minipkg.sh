@@ -25,6 +25,8 @@ if [[ -z "$ARCHPATCH" ]]; then
   done
 fi
 [[ -x "${ARCHPATCH:-}" ]] || { echo "run_minipkg: no archpatch binary (set ARCHPATCH)" >&2; exit 1; }
+# A binary carried away from its build folder (the GPU machine) finds its tables here.
+export ARCHPATCH_FEATURES=${ARCHPATCH_FEATURES:-$repo/rules/features.yaml}
 if ! command -v nvcc >/dev/null && [[ -x /usr/local/cuda/bin/nvcc ]]; then
   export PATH="/usr/local/cuda/bin:$PATH"
 fi
