@@ -39,7 +39,7 @@ po::options_description Options() {
       "check", "Ansible's check mode: report what would change, change nothing")(
       "diff", "include the unified diff in the output")("json", "print the result as JSON on stdout")(
       "no-clear-cache", "leave JIT caches alone")("allow-hazard", "apply even if a hazard check objects")(
-      "force", "reserved for overriding refusals of the hazard checks");
+      "force", "the same as --allow-hazard for apply");
   AddApplyHazardOptions(desc);  // --verify, --proof-engine (docs/hazards.md)
   AddEnvOptions(desc);
   return desc;
