@@ -50,21 +50,7 @@ std::string Quote(const std::string& s) {
 
 // `contents` with #include and #error lines blanked (bytes and lines kept): the standalone file.
 std::string Standalone(std::string_view contents) {
-  std::string out = BlankIncludes(contents);
-  size_t pos = 0;
-  while (pos < out.size()) {
-    size_t eol = out.find('\n', pos);
-    if (eol == std::string::npos) eol = out.size();
-    size_t i = out.find_first_not_of(" \t", pos);
-    if (i < eol && out[i] == '#') {
-      size_t j = out.find_first_not_of(" \t", i + 1);
-      if (j < eol && out.compare(j, 5, "error") == 0) {
-        for (size_t k = pos; k < eol; ++k) out[k] = out[k] == '\r' ? '\r' : ' ';
-      }
-    }
-    pos = eol + 1;
-  }
-  return out;
+  return BlankDirectiveLines(contents, {"include", "error"});
 }
 
 // Reads `cpp -E` output, keeping the lines the linemarkers attribute to `file`.

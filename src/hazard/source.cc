@@ -184,7 +184,8 @@ std::vector<std::pair<size_t, size_t>> SkippedRanges(CXTranslationUnit tu, CXFil
 
 }  // namespace
 
-std::string BlankIncludes(std::string_view contents) {
+std::string BlankDirectiveLines(std::string_view contents,
+                                std::initializer_list<std::string_view> directives) {
   std::string out(contents);
   size_t pos = 0;
   while (pos < out.size()) {
@@ -193,7 +194,8 @@ std::string BlankIncludes(std::string_view contents) {
     size_t i = out.find_first_not_of(" \t", pos);
     if (i < eol && out[i] == '#') {
       size_t j = out.find_first_not_of(" \t", i + 1);
-      if (j < eol && out.compare(j, 7, "include") == 0) {
+      for (std::string_view name : directives) {
+        if (j >= eol || out.compare(j, name.size(), name) != 0) continue;
         for (size_t k = pos; k < eol; ++k) {
           if (out[k] != '\r') out[k] = ' ';
         }
@@ -202,6 +204,10 @@ std::string BlankIncludes(std::string_view contents) {
     pos = eol + 1;
   }
   return out;
+}
+
+std::string BlankIncludes(std::string_view contents) {
+  return BlankDirectiveLines(contents, {"include"});
 }
 
 int LineOf(std::string_view contents, size_t offset) {

@@ -7,6 +7,7 @@
 // look at the file itself.
 #pragma once
 
+#include <initializer_list>
 #include <map>
 #include <set>
 #include <string>
@@ -59,6 +60,11 @@ Result<ParsedSource> LexSource(const std::string& path, std::string_view content
 
 // The -D flags of one device pass of `arch` (arch::DeviceMacros), for Parse.
 std::vector<std::string> DeviceDefines(const arch::Arch& arch);
+
+// `contents` with the lines of the named directives ("include", "error") blanked: bytes, line
+// numbers and offsets stay as they were.
+std::string BlankDirectiveLines(std::string_view contents,
+                                std::initializer_list<std::string_view> directives);
 
 // `contents` with every `#include` directive replaced by spaces (newlines kept), so a standalone
 // parse or preprocess of the file sees only the file.
