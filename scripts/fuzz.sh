@@ -14,6 +14,9 @@ for target in build-fuzz/fuzz/fuzz_*; do
   corpus=fuzz/corpus/${name#fuzz_}
   work=$(mktemp -d)
   [ -d "$corpus" ] && cp -r "$corpus"/. "$work"/
+  # The scanners' test fixtures are seeds too (copied flat; they stay where the tests read them).
+  fixtures=tests/fixtures/${name#fuzz_}
+  [ -d "$fixtures" ] && find "$fixtures" -type f -size -64k -exec cp -t "$work" {} + 2>/dev/null || true
   echo "fuzz: $name for ${seconds}s"
   "$target" -max_total_time="$seconds" -max_len=4096 -timeout=5 -print_final_stats=1 "$work" 2>&1 | tail -n 4
   rm -rf "$work"

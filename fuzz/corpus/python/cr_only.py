@@ -1,1 +1,0 @@
-# Old Mac line endings (CR only).import torchdef cr_gate():    major, minor = torch.cuda.get_device_capability()    return major >= 10  # expect: python-gate scope=cr_gate sm_100=true sm_90=false
