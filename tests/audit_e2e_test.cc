@@ -122,3 +122,46 @@ TEST(Audit, UndefUnknownDecidesProjectMacros) {
 
 }  // namespace
 }  // namespace archpatch::e2e
+
+namespace archpatch::e2e {
+namespace {
+
+// An environment audit scans site-packages, reports installed files that no longer match their
+// RECORD, and adds the binary coverage report without being asked.
+TEST(AuditEnvironment, ReportsGatesRecordMismatchesAndBinaries) {
+  TempDir dir;
+  std::filesystem::copy(std::filesystem::path(ARCHPATCH_SOURCE_DIR) / "examples/minipkg/site-packages", dir.path(),
+                        std::filesystem::copy_options::recursive);
+  const auto edited = dir.path() / "minifi/jit/core.py";
+  WriteFile(edited, ReadFile(edited) + "# edited by hand\n");
+
+  RunResult r = RunArchpatch({"audit", "--arch", "sm_120", "--site-packages", dir.path().string(), "--json"});
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  nlohmann::json doc = nlohmann::json::parse(r.out);
+  ASSERT_EQ(doc["record_mismatches"].size(), 1u) << r.out;
+  EXPECT_EQ(doc["record_mismatches"][0]["file"], edited.string());
+  EXPECT_EQ(doc["record_mismatches"][0]["state"], "modified");
+  EXPECT_EQ(doc["record_mismatches"][0]["distribution"], "minifi");
+  EXPECT_TRUE(doc.contains("binaries"));
+  EXPECT_GE(doc["findings"].size(), 3u);
+
+  RunResult text = RunArchpatch({"audit", "--arch", "sm_120", "--site-packages", dir.path().string()});
+  EXPECT_NE(text.err.find("archpatch: warning: " + edited.string() +
+                          ": modified since minifi was installed (does not match RECORD)"),
+            std::string::npos)
+      << text.err;
+
+  RunResult off = RunArchpatch({"audit", "--arch", "sm_120", "--site-packages", dir.path().string(), "--json",
+                                "--no-binaries"});
+  EXPECT_FALSE(nlohmann::json::parse(off.out).contains("binaries"));
+}
+
+TEST(AuditEnvironment, RefusesPathsAndAnEnvironmentTogether) {
+  RunResult r = RunArchpatch({"audit", "--arch", "sm_120", "--site-packages", "/tmp", "examples/minipkg"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.err, "archpatch: error: audit: give PATHs or an environment (--python, --site-packages, --root), "
+                   "not both\n");
+}
+
+}  // namespace
+}  // namespace archpatch::e2e

@@ -10,6 +10,7 @@
 namespace archpatch::cli {
 
 void AddBinariesOptions(po::options_description& desc) {
+  desc.add_options()("no-binaries", "skip the binary coverage report (on by default for environments)");
   desc.add_options()
       ("binaries", "also report whether the CUDA binaries found (.so, .cubin, .fatbin, .ptx) can run on --arch")
       ("binaries-only", "report only the CUDA binaries and their coverage (docs/binaries.md)");
@@ -31,8 +32,9 @@ int RunBinariesOnly(const arch::Arch& target, const std::vector<std::string>& pa
 
 std::optional<binary::BinaryScan> ScanBinariesIfAsked(const po::variables_map& vars, const arch::Arch& target,
                                                       const std::vector<std::string>& paths,
-                                                      std::vector<Finding>& findings) {
-  if (!vars.count("binaries")) return std::nullopt;
+                                                      std::vector<Finding>& findings, bool by_default) {
+  const bool wanted = vars.count("binaries") || (by_default && !vars.count("no-binaries"));
+  if (!wanted) return std::nullopt;
   binary::ScanOptions options;
   options.targets = {target};
   options.named_files_must_be_binaries = false;

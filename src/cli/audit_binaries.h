@@ -23,9 +23,9 @@ int RunBinariesOnly(const arch::Arch& target, const std::vector<std::string>& pa
 
 // `audit --binaries`: the scan (named files that are not binaries are passed over, they are the
 // sources the audit reads), with Python findings linked to the no-image binaries their module
-// loads. nullopt when --binaries was not given.
+// loads. nullopt when --binaries was not given (or, with `by_default`, when --no-binaries was).
 std::optional<binary::BinaryScan> ScanBinariesIfAsked(const po::variables_map& vars, const arch::Arch& target,
                                                       const std::vector<std::string>& paths,
-                                                      std::vector<Finding>& findings);
+                                                      std::vector<Finding>& findings, bool by_default = false);
 
 }  // namespace archpatch::cli

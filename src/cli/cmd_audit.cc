@@ -10,6 +10,7 @@
 
 #include "binary/output.h"
 #include "cli/audit_binaries.h"
+#include "cli/store_support.h"
 #include "cli/command.h"
 #include "cli/options.h"
 #include "hazard/audit_hook.h"
@@ -20,7 +21,7 @@ namespace archpatch::cli {
 namespace {
 
 constexpr const char* kSynopsis =
-    "--arch ARCH [--against ARCH,...] [-D NAME[=VAL]]... [-U NAME]... [--undef-unknown] [--binaries | --binaries-only] [--json] PATH...";
+    "--arch ARCH [--against ARCH,...] [-D NAME[=VAL]]... [-U NAME]... [--undef-unknown] [--binaries | --binaries-only | --no-binaries] [--json] (PATH... | --python EXE | --site-packages DIR | --root DIR)";
 
 po::options_description AuditOptionsDescription() {
   po::options_description desc("options");
@@ -35,6 +36,7 @@ po::options_description AuditOptionsDescription() {
       ("no-hazards", "skip the hazard checks (empty kernels, whether each gate is safe to widen; docs/hazards.md)")
       ("path", po::value<std::vector<std::string>>(), "files or directories to audit");
   AddBinariesOptions(desc);
+  AddEnvOptions(desc);
   return desc;
 }
 
@@ -52,9 +54,38 @@ void AddMacroFlags(cuda::MacroEnv& env, const po::variables_map& vars, const cha
   }
 }
 
+bool IsEnvironmentAudit(const po::variables_map& vars) {
+  return vars.count("python") || vars.count("site-packages") || vars.count("root");
+}
+
+// An environment audit scans every site-packages folder of the environment and reports the
+// installed files whose bytes no longer match their distribution's RECORD (edited by hand or by
+// another tool; files archpatch patched show here too, `archpatch status` tells them apart).
+struct RecordMismatch {
+  std::string distribution;
+  std::filesystem::path file;
+  std::string state;  // "modified" | "missing"
+};
+
+std::vector<RecordMismatch> RecordMismatches(const env::Environment& env) {
+  std::vector<RecordMismatch> out;
+  for (const env::Distribution& dist : env.distributions) {
+    for (const env::FileCheck& check : env::ModifiedFiles(dist)) {
+      out.push_back({dist.normalized_name, env.site_packages / check.path,
+                     std::string(env::FileStateName(check.state))});
+    }
+  }
+  return out;
+}
+
 scan::AuditOptions ToAuditOptions(const po::variables_map& vars) {
   if (!vars.count("arch")) throw UsageError("audit: '--arch' is required (for example --arch sm_120)");
-  if (!vars.count("path")) throw UsageError("audit: no PATH given (a package folder, a source tree or files)");
+  if (!vars.count("path") && !IsEnvironmentAudit(vars)) {
+    throw UsageError("audit: no PATH given (a package folder, a source tree or files, or --python/--site-packages/--root)");
+  }
+  if (vars.count("path") && IsEnvironmentAudit(vars)) {
+    throw UsageError("audit: give PATHs or an environment (--python, --site-packages, --root), not both");
+  }
   scan::AuditOptions options;
   options.target = ArchOrThrow(vars["arch"].as<std::string>());
   if (vars.count("against")) {
@@ -65,7 +96,7 @@ scan::AuditOptions ToAuditOptions(const po::variables_map& vars) {
   AddMacroFlags(options.env, vars, "define", true);
   AddMacroFlags(options.env, vars, "undef", false);
   options.env.undef_unknown = vars.count("undef-unknown") > 0;
-  options.paths = vars["path"].as<std::vector<std::string>>();
+  if (vars.count("path")) options.paths = vars["path"].as<std::vector<std::string>>();
   options.jobs = vars["jobs"].as<int>();
   return options;
 }
@@ -74,7 +105,8 @@ nlohmann::ordered_json ErrorJson(const Error& e) {
   return {{"file", e.where.file}, {"line", e.where.line}, {"column", e.where.column}, {"message", e.message}};
 }
 
-void PrintJson(const scan::AuditReport& report, const nlohmann::ordered_json& binaries = nullptr) {
+void PrintJson(const scan::AuditReport& report, const nlohmann::ordered_json& binaries = nullptr,
+               const std::vector<RecordMismatch>* mismatches = nullptr) {
   nlohmann::ordered_json doc;
   doc["arch"] = report.arches.front().name();
   doc["against"] = nlohmann::ordered_json::array();
@@ -88,6 +120,13 @@ void PrintJson(const scan::AuditReport& report, const nlohmann::ordered_json& bi
   doc["warnings"] = nlohmann::ordered_json::array();
   for (const Error& e : report.warnings) doc["warnings"].push_back(ErrorJson(e));
   if (!binaries.is_null()) doc["binaries"] = binaries;  // --binaries (docs/binaries.md)
+  if (mismatches) {
+    nlohmann::ordered_json rows = nlohmann::ordered_json::array();
+    for (const RecordMismatch& m : *mismatches) {
+      rows.push_back({{"distribution", m.distribution}, {"file", m.file.string()}, {"state", m.state}});
+    }
+    doc["record_mismatches"] = rows;
+  }
   fmt::print("{}\n", doc.dump(2));
 }
 
@@ -141,15 +180,30 @@ int RunAudit(const Context&, const std::vector<std::string>& args) {
     return kExitOk;
   }
   scan::AuditOptions options = ToAuditOptions(parsed.vars);
+  std::optional<std::vector<RecordMismatch>> mismatches;
+  if (IsEnvironmentAudit(parsed.vars)) {
+    const env::Environment env = DiscoverEnvironment(parsed.vars);
+    for (const auto& dir : env.search_paths) options.paths.push_back(dir.string());
+    mismatches = RecordMismatches(env);
+  }
   RefuseTogether(parsed.vars, "binaries", "binaries-only");
+  RefuseTogether(parsed.vars, "binaries", "no-binaries");
   if (parsed.vars.count("binaries-only")) return RunBinariesOnly(options.target, options.paths, parsed.vars.count("json"));
   Result<scan::AuditReport> report = scan::Audit(options);
   if (!report) throw UsageError(fmt::format("audit: {}", report.error().str()));
   if (!parsed.vars.count("no-hazards")) hazard::AugmentAudit(*report, options.env, options.jobs);
-  const auto binaries = ScanBinariesIfAsked(parsed.vars, options.target, options.paths, report->findings);
+  const auto binaries = ScanBinariesIfAsked(parsed.vars, options.target, options.paths, report->findings,
+                                            /*by_default=*/mismatches.has_value());
   PrintProblems(*report);
+  if (mismatches && !parsed.vars.count("json")) {
+    for (const RecordMismatch& m : *mismatches) {
+      fmt::print(stderr, "archpatch: warning: {}: {} since {} was installed (does not match RECORD)\n",
+                 m.file.string(), m.state, m.distribution);
+    }
+  }
   if (parsed.vars.count("json")) {
-    PrintJson(*report, binaries ? binary::ToJson(*binaries) : nlohmann::ordered_json());
+    PrintJson(*report, binaries ? binary::ToJson(*binaries) : nlohmann::ordered_json(),
+              mismatches ? &*mismatches : nullptr);
   } else {
     PrintHuman(*report);
     if (binaries) fmt::print("\n{}", binary::FormatText(*binaries));
