@@ -125,11 +125,8 @@ const char* Name(RevertVerdict v) {
 
 Result<RevertOutcome> RevertEntries(StateDir& state, const RevertRequest& request,
                                     const TransactionOptions& options) {
-  Result<Manifest> manifest = state.LoadManifest();
+  Result<Manifest> manifest = state.LoadManifestForTransaction();
   if (!manifest) return manifest.error();
-  Result<std::optional<Journal>> pending = state.LoadJournal();
-  if (!pending) return pending.error();
-  if (pending->has_value()) return Error{"a half-done transaction must be rolled back first", {}};
   Result<std::vector<const Entry*>> selected = Select(*manifest, request);
   if (!selected) return selected.error();
 

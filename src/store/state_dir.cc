@@ -77,6 +77,15 @@ Result<std::optional<Journal>> StateDir::LoadJournal() {
   return std::optional<Journal>(std::move(*journal));
 }
 
+Result<Manifest> StateDir::LoadManifestForTransaction() {
+  Result<Manifest> manifest = LoadManifest();
+  if (!manifest) return manifest.error();
+  Result<std::optional<Journal>> pending = LoadJournal();
+  if (!pending) return pending.error();
+  if (pending->has_value()) return Error{"a half-done transaction must be rolled back first", {}};
+  return manifest;
+}
+
 Status StateDir::SaveJournal(const Journal& j) {
   return disk_.Replace(journal_path(), ToJson(j).dump(2) + "\n");
 }

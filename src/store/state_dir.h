@@ -59,6 +59,9 @@ class StateDir {
   Status SaveManifest(const Manifest& m);
 
   Result<std::optional<Journal>> LoadJournal();
+  // The manifest, for a new apply or revert: refused while a journal says an earlier
+  // transaction was left half done (Recover must roll it back first).
+  Result<Manifest> LoadManifestForTransaction();
   Status SaveJournal(const Journal& j);
   Status RemoveJournal();
 

@@ -132,11 +132,8 @@ Status CheckEditablePath(StateDir& state, const std::string& relative) {
 
 Result<ApplyOutcome> ApplyChanges(StateDir& state, std::vector<RuleChange> changes,
                                   const TransactionOptions& options) {
-  Result<Manifest> manifest = state.LoadManifest();
+  Result<Manifest> manifest = state.LoadManifestForTransaction();
   if (!manifest) return manifest.error();
-  Result<std::optional<Journal>> pending = state.LoadJournal();
-  if (!pending) return pending.error();
-  if (pending->has_value()) return Error{"a half-done transaction must be rolled back first", {}};
   if (Status ok = CheckRuleChanges(state, *manifest, changes); !ok) return ok.error();
 
   Must(state.Create(), "creating .archpatch");
