@@ -20,14 +20,4 @@ Result<std::filesystem::path> ResolveInside(const std::filesystem::path& root,
 // Whether `relative` is syntactically safe: not empty, not absolute, no ".." component, no NUL.
 Status CheckRelativePath(std::string_view relative);
 
-// Files under `root` whose root-relative path ('/'-separated) matches the glob `pattern`
-// (`*` and `?` do not cross '/', `**` does, `[abc]` classes). Sorted; .archpatch/ is skipped.
-// A matching symlink that leads out of root is an error, not a silent skip: a hostile tree must
-// not be half-patched. The pattern itself must pass CheckRelativePath.
-Result<std::vector<std::string>> GlobInside(const std::filesystem::path& root,
-                                            std::string_view pattern);
-
-// fnmatch-like match used by GlobInside.
-bool GlobMatch(std::string_view pattern, std::string_view path);
-
 }  // namespace archpatch::env

@@ -11,6 +11,7 @@
 #include <spdlog/spdlog.h>
 
 #include "env/digest.h"
+#include "env/glob.h"
 #include "env/safe_path.h"
 #include "env/version.h"
 #include "plan/locate.h"
