@@ -19,6 +19,7 @@
 #include "rules/loader.h"
 #include "store/cache_clearer.h"
 #include "store/lock.h"
+#include "util/input_file.h"
 
 namespace archpatch::cli {
 namespace {
@@ -74,7 +75,7 @@ std::vector<rules::Rule> LoadRules(const po::variables_map& vars) {
 }
 
 plan::EditPlan ReadPlanFile(const std::string& path) {
-  Result<std::string> text = env::ReadFileBytes(path);
+  Result<std::string> text = ReadInputFile(path, kMaxStateBytes);
   if (!text) throw UsageError(text.error().str());
   json j = json::parse(*text, nullptr, false);
   if (j.is_discarded()) throw UsageError(fmt::format("'{}' is not valid JSON", path));

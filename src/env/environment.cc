@@ -8,6 +8,7 @@
 #include <spdlog/spdlog.h>
 
 #include "env/digest.h"
+#include "util/input_file.h"
 
 namespace archpatch::env {
 namespace fs = std::filesystem;
@@ -47,7 +48,7 @@ std::string FirstLine(const std::string& text) {
 
 // One *.dist-info folder; an error when METADATA lacks a name or version.
 Result<Distribution> ReadDistInfo(const fs::path& root, const fs::path& dist_info) {
-  Result<std::string> metadata = ReadFileBytes(dist_info / "METADATA");
+  Result<std::string> metadata = ReadInputFile(dist_info / "METADATA", kMaxRecordBytes);
   if (!metadata) return metadata.error();
   Distribution dist;
   dist.root = root;
@@ -62,7 +63,10 @@ Result<Distribution> ReadDistInfo(const fs::path& root, const fs::path& dist_inf
     dist.installer = FirstLine(*installer);
   }
   const fs::path record_path = dist_info / "RECORD";
-  if (Result<std::string> record = ReadFileBytes(record_path)) {
+  std::error_code ec;
+  if (fs::exists(record_path, ec)) {
+    Result<std::string> record = ReadInputFile(record_path, kMaxRecordBytes);
+    if (!record) return record.error();
     Result<std::vector<RecordEntry>> entries = ParseRecord(*record, record_path.string());
     if (!entries) return entries.error();
     dist.record = std::move(*entries);

@@ -10,6 +10,8 @@
 #include <unistd.h>
 #include <yaml-cpp/yaml.h>
 
+#include "util/input_file.h"
+
 namespace archpatch::hazard {
 namespace {
 
@@ -233,11 +235,9 @@ Result<FeatureTable> ParseFeatures(std::string_view yaml, const std::string& pat
 }
 
 Result<FeatureTable> LoadFeatures(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return Error{fmt::format("cannot read the features table '{}'", path), {}};
-  std::ostringstream s;
-  s << in.rdbuf();
-  return ParseFeatures(s.str(), path);
+  Result<std::string> text = ReadInputFile(path, kMaxTableBytes);
+  if (!text) return text.error();
+  return ParseFeatures(*text, path);
 }
 
 const FeatureTable& DefaultFeatures() {

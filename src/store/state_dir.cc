@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "store/hash.h"
+#include "util/input_file.h"
 
 namespace archpatch::store {
 
@@ -50,6 +51,10 @@ Status StateDir::Create() {
 }
 
 Result<json> StateDir::ReadJson(const fs::path& path) {
+  // State is input too (docs/manifest.md, threat model): refuse what no archpatch wrote.
+  const FileInfo info = disk_.Stat(path);
+  if (info.exists() && info.kind != FileKind::file) return Error{fmt::format("{}: not a regular file", path.string()), {}};
+  if (info.size > kMaxStateBytes) return Error{fmt::format("{}: larger than {} bytes", path.string(), kMaxStateBytes), {}};
   Result<std::string> bytes = disk_.Read(path);
   if (!bytes) return bytes.error();
   json j = json::parse(*bytes, nullptr, /*allow_exceptions=*/false);
