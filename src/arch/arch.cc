@@ -57,7 +57,8 @@ bool ParseNumberAndVariant(std::string_view text, int& number, Variant& variant)
   if (dot != std::string_view::npos) {
     int major = 0, minor = 0;
     std::string_view left = text.substr(0, dot), right = text.substr(dot + 1);
-    if (left.empty() || right.size() != 1) return false;
+    // At most three digits of major: "429496849.6" would overflow major * 10 (issue 16, item 15).
+    if (left.empty() || left.size() > 3 || right.size() != 1) return false;
     auto [p1, e1] = std::from_chars(left.data(), left.data() + left.size(), major);
     auto [p2, e2] = std::from_chars(right.data(), right.data() + right.size(), minor);
     if (e1 != std::errc() || e2 != std::errc() || p1 != left.end() || p2 != right.end()) return false;

@@ -1,5 +1,6 @@
 #include "arch/arch.h"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 namespace archpatch::arch {
@@ -23,6 +24,16 @@ TEST(ParseArch, RefusesUnknownAndMalformedNames) {
   EXPECT_FALSE(ParseArch("banana"));
   EXPECT_FALSE(ParseArch("12."));
   EXPECT_NE(ParseArch("sm_91").error().message.find("sm_121"), std::string::npos);
+}
+
+// Issue 16, item 15: major * 10 overflowed int (undefined behaviour, UBSan's report) for a huge
+// major; such a number is not an arch name at all.
+TEST(ParseArch, RefusesAMajorThatWouldOverflow) {
+  for (const char* text : {"429496849.6", "sm_2147483647.0", "99999999999"}) {
+    Result<Arch> a = ParseArch(text);
+    ASSERT_FALSE(a) << text;
+    EXPECT_EQ(a.error().message, fmt::format("'{}' is not an arch name (try sm_120, sm_120a, 12.0 or 120)", text));
+  }
 }
 
 TEST(ArchTable, ListsEveryNvcc13TargetWithVariants) {

@@ -3,24 +3,12 @@
 #include <algorithm>
 #include <cctype>
 #include <climits>
-#include <regex>
+#include <initializer_list>
 
 #include <fmt/format.h>
 
 namespace archpatch::env {
 namespace {
-
-// PEP 440's permissive form (Appendix B), case-insensitive.
-const std::regex& VersionPattern() {
-  static const std::regex pattern(
-      R"(^\s*v?(?:([0-9]+)!)?([0-9]+(?:\.[0-9]+)*))"
-      R"(([-_.]?(a|b|c|rc|alpha|beta|pre|preview)[-_.]?([0-9]+)?)?)"
-      R"(((?:-([0-9]+))|(?:[-_.]?(post|rev|r)[-_.]?([0-9]+)?))?)"
-      R"(([-_.]?(dev)[-_.]?([0-9]+)?)?)"
-      R"((?:\+([a-z0-9]+(?:[-_.][a-z0-9]+)*))?\s*$)",
-      std::regex::icase | std::regex::ECMAScript);
-  return pattern;
-}
 
 std::string Lower(std::string_view text) {
   std::string out(text);
@@ -28,24 +16,111 @@ std::string Lower(std::string_view text) {
   return out;
 }
 
-long Number(const std::ssub_match& m) { return m.matched ? std::stol(m.str()) : 0; }
-
 char PreKind(const std::string& label) {
   if (label == "a" || label == "alpha") return 'a';
   if (label == "b" || label == "beta") return 'b';
   return 'c';  // c, rc, pre, preview
 }
 
-std::vector<long> ParseRelease(const std::string& text) {
-  std::vector<long> release;
-  size_t start = 0;
-  while (start <= text.size()) {
-    size_t dot = text.find('.', start);
-    if (dot == std::string::npos) dot = text.size();
-    release.push_back(std::stol(text.substr(start, dot - start)));
-    start = dot + 1;
+// A cursor over PEP 440's permissive form (Appendix B's regular expression), read by hand in one
+// pass: std::regex recursed per character on user input and std::stol threw on long numbers.
+//   v? (N!)? N(.N)* ([-_.]?(a|b|c|rc|alpha|beta|pre|preview)[-_.]?N?)?
+//   (-N | [-_.]?(post|rev|r)[-_.]?N?)? ([-_.]?dev[-_.]?N?)? (+[a-z0-9]+([-_.][a-z0-9]+)*)?
+struct VersionReader {
+  std::string_view text;  // lowercase, trimmed
+  size_t at = 0;
+  bool overflow = false;
+
+  bool Peek(char c) const { return at < text.size() && text[at] == c; }
+  bool Digit() const { return at < text.size() && std::isdigit(static_cast<unsigned char>(text[at])); }
+  bool Separator() {
+    if (at < text.size() && (text[at] == '-' || text[at] == '_' || text[at] == '.')) return ++at, true;
+    return false;
   }
-  return release;
+  // Digits as a number; false when there are none.
+  bool Number(long& out) {
+    if (!Digit()) return false;
+    out = 0;
+    for (; Digit(); ++at) {
+      const int d = text[at] - '0';
+      if (out > (LONG_MAX - d) / 10) overflow = true;
+      else out = out * 10 + d;
+    }
+    return true;
+  }
+  // The longest of `labels` at the cursor.
+  std::string_view Label(std::initializer_list<std::string_view> labels) {
+    std::string_view best;
+    for (std::string_view l : labels) {
+      if (text.substr(at, l.size()) == l && l.size() > best.size()) best = l;
+    }
+    at += best.size();
+    return best;
+  }
+  // [-_.]? LABEL [-_.]? N? ; restores the cursor when no label follows.
+  std::string_view Tagged(std::initializer_list<std::string_view> labels, long& number) {
+    const size_t start = at;
+    Separator();
+    std::string_view label = Label(labels);
+    if (label.empty()) {
+      at = start;
+      return {};
+    }
+    const size_t before_separator = at;
+    Separator();
+    if (!Number(number)) {
+      number = 0;
+      if (at != before_separator && at < text.size() && std::isalpha(static_cast<unsigned char>(text[at]))) {
+        at = before_separator;  // the separator belongs to what follows ("1.0a.post1")
+      }
+    }
+    return label;
+  }
+  bool Local(std::string& out) {
+    auto alnum = [&] { return at < text.size() && std::isalnum(static_cast<unsigned char>(text[at])); };
+    if (!Peek('+')) return true;
+    ++at;
+    for (;;) {
+      if (!alnum()) return false;
+      while (alnum()) out += text[at++];
+      if (!(Peek('-') || Peek('_') || Peek('.'))) return true;
+      out += '.';
+      ++at;
+    }
+  }
+};
+
+bool ReadVersion(VersionReader& r, Version& v) {
+  if (r.Peek('v')) ++r.at;
+  long first = 0;
+  if (!r.Number(first)) return false;
+  if (r.Peek('!')) {
+    ++r.at;
+    if (first > INT_MAX) return false;
+    v.epoch = static_cast<int>(first);
+    if (!r.Number(first)) return false;
+  }
+  v.release.push_back(first);
+  while (r.Peek('.') && r.at + 1 < r.text.size() && std::isdigit(static_cast<unsigned char>(r.text[r.at + 1]))) {
+    ++r.at;
+    long part = 0;
+    r.Number(part);
+    v.release.push_back(part);
+  }
+  long number = 0;
+  if (std::string_view pre = r.Tagged({"a", "b", "c", "rc", "alpha", "beta", "pre", "preview"}, number); !pre.empty()) {
+    v.pre_kind = PreKind(std::string(pre));
+    v.pre_number = number;
+  }
+  const size_t before_post = r.at;
+  if (r.Peek('-') && (++r.at, r.Number(number))) {
+    v.post = number;  // "1.0-1" is a post-release
+  } else {
+    r.at = before_post;
+    if (!r.Tagged({"post", "rev", "r"}, number).empty()) v.post = number;
+  }
+  if (!r.Tagged({"dev"}, number).empty()) v.dev = number;
+  return r.Local(v.local) && r.at == r.text.size() && !r.overflow;
 }
 
 std::vector<long> StripTrailingZeros(std::vector<long> release) {
@@ -86,7 +161,11 @@ int CompareLocal(const std::string& a, const std::string& b) {
     const bool na = IsNumber(pa[i]), nb = IsNumber(pb[i]);
     if (na != nb) return na ? 1 : -1;
     if (na) {
-      long x = std::stol(pa[i]), y = std::stol(pb[i]);
+      // As numbers of any length: without leading zeros, the shorter is smaller.
+      std::string_view x = pa[i], y = pb[i];
+      x.remove_prefix(std::min(x.find_first_not_of('0'), x.size()));
+      y.remove_prefix(std::min(y.find_first_not_of('0'), y.size()));
+      if (x.size() != y.size()) return x.size() < y.size() ? -1 : 1;
       if (x != y) return x < y ? -1 : 1;
     } else if (pa[i] != pb[i]) {
       return pa[i] < pb[i] ? -1 : 1;
@@ -113,23 +192,17 @@ std::string Version::str() const {
 }
 
 Result<Version> ParseVersion(std::string_view text) {
-  std::smatch m;
-  const std::string input(text);
-  if (!std::regex_match(input, m, VersionPattern())) {
-    return Error{fmt::format("'{}' is not a PEP 440 version", text), {}};
+  if (text.size() > kMaxVersionBytes) {
+    return Error{fmt::format("version '{}...' is longer than {} bytes", text.substr(0, 32), kMaxVersionBytes), {}};
   }
+  const std::string lower = Lower(text);
+  std::string_view trimmed = lower;
+  while (!trimmed.empty() && std::isspace(static_cast<unsigned char>(trimmed.front()))) trimmed.remove_prefix(1);
+  while (!trimmed.empty() && std::isspace(static_cast<unsigned char>(trimmed.back()))) trimmed.remove_suffix(1);
+  VersionReader reader{trimmed};
   Version v;
-  v.epoch = static_cast<int>(Number(m[1]));
-  v.release = ParseRelease(m[2].str());
-  if (m[3].matched) {
-    v.pre_kind = PreKind(Lower(m[4].str()));
-    v.pre_number = Number(m[5]);
-  }
-  if (m[6].matched) v.post = m[7].matched ? Number(m[7]) : Number(m[9]);  // "1.0-1" is a post
-  if (m[10].matched) v.dev = Number(m[12]);
-  if (m[13].matched) {
-    v.local = Lower(m[13].str());
-    std::replace_if(v.local.begin(), v.local.end(), [](char c) { return c == '-' || c == '_'; }, '.');
+  if (!ReadVersion(reader, v)) {
+    return Error{fmt::format("'{}' is not a PEP 440 version{}", text, reader.overflow ? " (a number is too large)" : ""), {}};
   }
   return v;
 }

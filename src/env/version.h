@@ -24,6 +24,9 @@ struct Version {
   std::string str() const;  // the normalised form: "1.0rc1.post2.dev3+abc"
 };
 
+// Versions longer than this are refused (the longest on PyPI are well under 100 bytes).
+inline constexpr size_t kMaxVersionBytes = 256;
+
 Result<Version> ParseVersion(std::string_view text);
 // <0, 0, >0 per PEP 440's ordering (local labels compared too).
 int CompareVersions(const Version& a, const Version& b);

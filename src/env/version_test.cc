@@ -40,6 +40,31 @@ TEST(Version, RefusesWhatIsNotPep440) {
   EXPECT_FALSE(ParseVersion(""));
 }
 
+// Issue 16 "Also": found by fuzz_version. A release or local number beyond `long` threw
+// std::out_of_range out of std::stol; a long input recursed in std::regex.
+TEST(Version, HugeNumbersAndLongInputsAreErrorsNotExceptions) {
+  Result<Version> v = ParseVersion("1." + std::string(30, '9'));
+  ASSERT_FALSE(v);
+  EXPECT_EQ(v.error().message, "'1." + std::string(30, '9') + "' is not a PEP 440 version (a number is too large)");
+  v = ParseVersion(std::string(300, '1'));
+  ASSERT_FALSE(v);
+  EXPECT_NE(v.error().message.find("is longer than 256 bytes"), std::string::npos);
+  Result<Version> a = ParseVersion("1.0+" + std::string(30, '9')), b = ParseVersion("1.0+" + std::string(31, '1'));
+  ASSERT_TRUE(a && b);
+  EXPECT_LT(CompareVersions(*a, *b), 0);
+  EXPECT_EQ(CompareVersions(*ParseVersion("1.0+007"), *ParseVersion("1.0+7")), 0);
+}
+
+TEST(Version, SeparatorsBetweenSegments) {
+  EXPECT_EQ(ParseVersion("1.0a.post1")->str(), "1.0a0.post1");
+  EXPECT_EQ(ParseVersion("1.0-r1")->str(), "1.0.post1");
+  EXPECT_EQ(ParseVersion("1.0a-dev")->str(), "1.0a0.dev0");
+  EXPECT_EQ(ParseVersion(" V1.0PREVIEW2_POST_3-DEV.4+Ubuntu-1 ")->str(), "1.0rc2.post3.dev4+ubuntu.1");
+  EXPECT_FALSE(ParseVersion("1.0."));
+  EXPECT_FALSE(ParseVersion("1!"));
+  EXPECT_FALSE(ParseVersion("1.0+a..b"));
+}
+
 TEST(Version, OrdersAsTheSpecSummaryDoes) {
   // PEP 440's example ordering of suffixes.
   const char* ordered[] = {"1.dev0", "1.0.dev456", "1.0a1", "1.0a2.dev456", "1.0a12.dev456",

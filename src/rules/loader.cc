@@ -14,6 +14,7 @@
 
 #include "env/digest.h"
 #include "rules/yaml_schema.h"
+#include "util/input_file.h"
 
 namespace archpatch::rules {
 namespace fs = std::filesystem;
@@ -56,7 +57,7 @@ std::vector<std::string> KnownCachesBeside(const fs::path& rule_file) {
 }  // namespace
 
 Result<Rule> LoadRuleFile(const fs::path& path) {
-  Result<std::string> text = env::ReadFileBytes(path);
+  Result<std::string> text = ReadInputFile(path, kMaxRuleBytes);
   if (!text) return text.error();
   return ParseRule(*text, path, KnownCachesBeside(path));
 }
@@ -125,15 +126,12 @@ Result<Rule> LoadRule(std::string_view id_or_path) {
 }
 
 Result<std::vector<std::string>> CacheNames(const fs::path& caches_yaml) {
-  Result<std::string> text = env::ReadFileBytes(caches_yaml);
+  Result<std::string> text = ReadInputFile(caches_yaml, kMaxRuleBytes);
   if (!text) return text.error();
   YamlReader reader(caches_yaml.string());
-  YAML::Node root;
-  try {
-    root = YAML::Load(*text);
-  } catch (const YAML::Exception& e) {
-    return Error{e.msg, Location{caches_yaml.string(), e.mark.line + 1, e.mark.column + 1}};
-  }
+  Result<YAML::Node> loaded = reader.LoadOne(*text);
+  if (!loaded) return loaded.error();
+  const YAML::Node root = *loaded;
   // The format belongs to src/store/caches.h: `caches:` and a list of kinds, each with a name.
   const YAML::Node list = root.IsMap() ? root["caches"] : YAML::Node();
   if (!list.IsSequence()) return reader.ErrorAt(root, "expected 'caches:' and a list of cache kinds");

@@ -1,12 +1,13 @@
 // The strict rule schema: every key known, every type checked, every impossible combination
 // refused, each with file:line:column from yaml-cpp's marks. docs/rules.md is the reference.
 #include <algorithm>
-#include <regex>
+#include <cctype>
 
 #include <fmt/format.h>
 
 #include "env/digest.h"
 #include "env/environment.h"
+#include "env/glob.h"
 #include "env/safe_path.h"
 #include "env/version.h"
 #include "rules/loader.h"
@@ -22,6 +23,30 @@ const std::vector<std::string_view> kEditKinds = {"python-gate", "cuda-gate", "r
 const std::vector<std::string_view> kEditKeys = {"file", "python-gate", "cuda-gate", "replace", "expect"};
 const std::vector<std::string_view> kStrategies = {"drop-bound", "raise-bound", "or-target"};
 const std::vector<std::string_view> kAddForms = {"major", "capability"};
+
+// Documented limits (docs/rules.md): an id is a file name, a macro one C identifier. Checked by a
+// linear scan, never a regex: std::regex recurses once per character and a 30 KB value
+// overflowed the stack (issue 16, item 9).
+constexpr size_t kMaxIdBytes = 128;
+constexpr size_t kMaxMacroBytes = 256;
+
+bool IsIdentifier(std::string_view text) {
+  auto head = [](char c) { return std::isalpha(static_cast<unsigned char>(c)) || c == '_'; };
+  auto tail = [&](char c) { return head(c) || std::isdigit(static_cast<unsigned char>(c)); };
+  return !text.empty() && head(text[0]) && std::all_of(text.begin() + 1, text.end(), tail);
+}
+
+bool IsRuleId(std::string_view text) {
+  auto lower_or_digit = [](char c) { return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9'); };
+  auto tail = [&](char c) { return lower_or_digit(c) || c == '.' || c == '_' || c == '-'; };
+  return !text.empty() && lower_or_digit(text[0]) && std::all_of(text.begin() + 1, text.end(), tail);
+}
+
+// "'a…z' (30000 bytes)" for values too long to print whole.
+std::string Shown(std::string_view text) {
+  if (text.size() <= 64) return std::string(text);
+  return fmt::format("{}... ({} bytes)", text.substr(0, 32), text.size());
+}
 
 // A string value that must be present and not empty (the key itself is checked by CheckKeys).
 Result<std::string> RequiredString(const YamlReader& r, const YAML::Node& map, const char* key) {
@@ -58,9 +83,11 @@ Result<EditAction> ParseCudaGate(const YamlReader& r, const YAML::Node& node) {
   CudaGate gate;
   Result<std::string> macro = RequiredString(r, node, "macro");
   if (!macro) return macro.error();
-  static const std::regex identifier("[A-Za-z_][A-Za-z0-9_]*");
-  if (!std::regex_match(*macro, identifier)) {
-    return r.ErrorAt(node["macro"], fmt::format("'macro' must be one macro name, found '{}'", *macro));
+  if (macro->size() > kMaxMacroBytes) {
+    return r.ErrorAt(node["macro"], fmt::format("'macro' is longer than {} bytes", kMaxMacroBytes));
+  }
+  if (!IsIdentifier(*macro)) {
+    return r.ErrorAt(node["macro"], fmt::format("'macro' must be one macro name, found '{}'", Shown(*macro)));
   }
   gate.macro = *macro;
   Result<std::string> scope = OptionalString(r, node, "scope");
@@ -131,6 +158,9 @@ Result<Edit> ParseEdit(const YamlReader& r, const YAML::Node& node, size_t index
   Result<std::string> file = RequiredString(r, node, "file");
   if (!file) return file.error();
   if (Status safe = env::CheckRelativePath(*file); !safe) return r.ErrorAt(node["file"], safe.error().message);
+  if (file->size() > env::kMaxGlobPatternBytes) {
+    return r.ErrorAt(node["file"], fmt::format("'file' is longer than {} bytes", env::kMaxGlobPatternBytes));
+  }
   edit.file = *file;
   const YAML::Node body = node[std::string(kinds[0])];
   Result<EditAction> action = kinds[0] == "cuda-gate"     ? ParseCudaGate(r, body)
@@ -161,9 +191,11 @@ Status ParseTargets(const YamlReader& r, const YAML::Node& root, Rule& rule) {
 Status ParseHeader(const YamlReader& r, const YAML::Node& root, const std::filesystem::path& file, Rule& rule) {
   Result<std::string> id = RequiredString(r, root, "id");
   if (!id) return id.error();
-  static const std::regex id_form("[a-z0-9][a-z0-9._-]*");
-  if (!std::regex_match(*id, id_form)) {
-    return r.ErrorAt(root["id"], fmt::format("id '{}' must be lowercase letters, digits, '.', '_' and '-'", *id));
+  if (id->size() > kMaxIdBytes) {
+    return r.ErrorAt(root["id"], fmt::format("id '{}' is longer than {} bytes", Shown(*id), kMaxIdBytes));
+  }
+  if (!IsRuleId(*id)) {
+    return r.ErrorAt(root["id"], fmt::format("id '{}' must be lowercase letters, digits, '.', '_' and '-'", Shown(*id)));
   }
   const std::string stem = file.stem().string();
   if ((file.extension() == ".yaml" || file.extension() == ".yml") && stem != *id) {
@@ -234,12 +266,9 @@ Result<Rule> ParseRoot(const YamlReader& r, const YAML::Node& root, const std::f
 Result<Rule> ParseRule(std::string_view yaml_text, const std::filesystem::path& file_name,
                        const std::vector<std::string>& known_caches) {
   YamlReader reader(file_name.string());
-  YAML::Node root;
-  try {
-    root = YAML::Load(std::string(yaml_text));
-  } catch (const YAML::Exception& e) {
-    return Error{e.msg, Location{file_name.string(), e.mark.line + 1, e.mark.column + 1}};
-  }
+  Result<YAML::Node> loaded = reader.LoadOne(yaml_text);
+  if (!loaded) return loaded.error();
+  const YAML::Node root = *loaded;
   if (!root.IsMap()) {
     return Error{fmt::format("a rule must be a map of keys (id, summary, ...), found {}", NodeTypeName(root)),
                  Location{file_name.string(), 1, 1}};

@@ -132,5 +132,32 @@ TEST(ParseRule, YamlSyntaxErrorsHaveAPlace) {
   EXPECT_EQ(rule.error().str(), "x.yaml:1:1: a rule must be a map of keys (id, summary, ...), found a list");
 }
 
+// Issue 16, item 9: a 30 KB id or macro overflowed the stack through std::regex recursion.
+TEST(ParseRule, LongIdsAndMacrosAreRefusedWithoutCrashing) {
+  const std::string long_id(30000, 'a');
+  EXPECT_EQ(ErrorOf("id: demo-sm12x", "id: " + long_id, "x.yml"),
+            "x.yml:1:5: id 'aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa... (30000 bytes)' is longer than 128 bytes");
+  EXPECT_EQ(ErrorOf("macro: __CUDA_ARCH__", "macro: " + std::string(30000, 'M')),
+            "demo-sm12x.yaml:17:14: 'macro' is longer than 256 bytes");
+  EXPECT_EQ(ErrorOf("macro: __CUDA_ARCH__", "macro: " + std::string(256, 'M')), "");
+  EXPECT_EQ(ErrorOf("macro: __CUDA_ARCH__", "macro: 9ARCH"),
+            "demo-sm12x.yaml:17:14: 'macro' must be one macro name, found '9ARCH'");
+  EXPECT_EQ(ErrorOf("id: demo-sm12x", "id: Demo", "x.yml"),
+            "x.yml:1:5: id 'Demo' must be lowercase letters, digits, '.', '_' and '-'");
+}
+
+// Issue 16, item 15: yaml-cpp's Load read the first document and dropped the rest silently.
+TEST(ParseRule, ASecondDocumentIsRefusedAtItsPlace) {
+  const std::string text = std::string(kGood) + "---\nid: other\n";
+  Result<Rule> rule = ParseRule(text, "demo-sm12x.yaml");
+  ASSERT_FALSE(rule);
+  EXPECT_EQ(rule.error().str(),
+            "demo-sm12x.yaml:26:1: a second YAML document; a file holds one (put each rule in its own file)");
+  rule = ParseRule("---\n" + std::string(kGood) + "---\n", "demo-sm12x.yaml");
+  ASSERT_FALSE(rule);
+  EXPECT_EQ(rule.error().where.line, 27);
+  EXPECT_TRUE(ParseRule("---\n" + std::string(kGood) + "...\n", "demo-sm12x.yaml"));
+}
+
 }  // namespace
 }  // namespace archpatch::rules

@@ -19,6 +19,10 @@ class YamlReader {
  public:
   explicit YamlReader(std::string file) : file_(std::move(file)) {}
 
+  // The one document of `text`. A parse error, or a second document ('---' and more after it,
+  // which yaml-cpp's Load would drop silently), is an error at its place.
+  Result<YAML::Node> LoadOne(std::string_view text) const;
+
   Location At(const YAML::Node& node) const;
   Error ErrorAt(const YAML::Node& node, std::string message) const;
 
@@ -40,6 +44,7 @@ class YamlReader {
   const std::string& file() const { return file_; }
 
  private:
+  Location SecondDocument(std::string_view text) const;
   std::string file_;
 };
 
