@@ -109,8 +109,11 @@ TEST(DeployExample, MinifiRuleOpensBothGatesAndLeavesTheMultinodeGate) {
 }
 
 // Ansible runs a binary module as `MODULE ARGS_FILE`; the answer is one JSON object.
-nlohmann::json RunAsAnsibleModule(const TempDir& dir, const nlohmann::json& args) {
-  fs::path args_file = dir.path() / "args.json";
+// Ansible always adds its own keys (_ansible_module_name, _ansible_version, ...) to the arguments.
+nlohmann::json RunAsAnsibleModule(const TempDir& dir, nlohmann::json args) {
+  fs::path args_file = dir.path() / "args";
+  args["_ansible_module_name"] = "archpatch";
+  args["_ansible_version"] = "2.14.18";
   WriteFile(args_file, args.dump());
   RunResult run = RunArchpatch({args_file.string()}, Env(dir));
   nlohmann::json answer = nlohmann::json::parse(run.out, nullptr, false);

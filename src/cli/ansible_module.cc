@@ -1,17 +1,18 @@
 // archpatch as an Ansible binary module: Ansible copies the binary to the host and runs it with
-// one argument, the path of a JSON file holding the task's arguments. archpatch then runs
+// one argument, the path of a JSON file holding the task's arguments and Ansible's own
+// `_ansible_*` keys (IsAnsibleModuleCall checks for them). archpatch then runs
 // `apply` or `revert` on itself (as a child process, so that the subcommands stay exactly what a
 // shell user gets, --json included) and answers on stdout with that JSON, which already follows
 // Ansible's module contract (changed, failed, msg, diff), plus rc. docs/deploy.md documents the
 // arguments.
+#include <fcntl.h>
+#include <poll.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
-#include <cstdio>
-#include <filesystem>
-#include <fstream>
-#include <sstream>
+#include <cerrno>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -19,6 +20,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/command.h"
+#include "util/input_file.h"
 #include "util/result.h"
 
 namespace archpatch::cli {
@@ -32,38 +34,61 @@ struct ChildResult {
   std::string err;
 };
 
-std::string ReadAll(const std::filesystem::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
+// Reads both of the child's pipes to the end (poll, so neither can fill up and block it).
+void Drain(int out_fd, int err_fd, ChildResult& result) {
+  pollfd fds[2] = {{out_fd, POLLIN, 0}, {err_fd, POLLIN, 0}};
+  std::string* sinks[2] = {&result.out, &result.err};
+  int open_fds = 2;
+  char buffer[1 << 16];
+  while (open_fds > 0) {
+    if (poll(fds, 2, -1) < 0) {
+      if (errno == EINTR) continue;
+      return;
+    }
+    for (int i = 0; i < 2; ++i) {
+      if (fds[i].fd < 0 || !(fds[i].revents & (POLLIN | POLLHUP | POLLERR))) continue;
+      ssize_t n = read(fds[i].fd, buffer, sizeof buffer);
+      if (n < 0 && errno == EINTR) continue;
+      if (n > 0) {
+        sinks[i]->append(buffer, static_cast<size_t>(n));
+        continue;
+      }
+      close(fds[i].fd);
+      fds[i].fd = -1;
+      --open_fds;
+    }
+  }
 }
 
-// Runs this same binary with `args`; stdout and stderr land in temporary files.
+// Runs this same binary with `args`, its stdout and stderr read through pipes: no file is
+// created, so nothing in a shared /tmp can be planted in its way (issue 16, item 5).
 ChildResult RunSelf(const std::vector<std::string>& args) {
-  auto dir = std::filesystem::temp_directory_path();
-  std::string base = (dir / fmt::format("archpatch-ansible-{}", getpid())).string();
-  std::string out_path = base + ".out", err_path = base + ".err";
   ChildResult result;
+  int out[2], err[2];
+  if (pipe2(out, O_CLOEXEC) != 0) return result;
+  if (pipe2(err, O_CLOEXEC) != 0) {
+    close(out[0]), close(out[1]);
+    return result;
+  }
+  std::vector<char*> argv{const_cast<char*>("archpatch")};
+  for (const std::string& a : args) argv.push_back(const_cast<char*>(a.c_str()));
+  argv.push_back(nullptr);
   pid_t pid = fork();
   if (pid == 0) {
-    if (!std::freopen(out_path.c_str(), "w", stdout) || !std::freopen(err_path.c_str(), "w", stderr)) {
-      _exit(kExitRefused);
-    }
-    std::vector<char*> argv{const_cast<char*>("archpatch")};
-    for (const std::string& a : args) argv.push_back(const_cast<char*>(a.c_str()));
-    argv.push_back(nullptr);
+    if (dup2(out[1], STDOUT_FILENO) < 0 || dup2(err[1], STDERR_FILENO) < 0) _exit(kExitRefused);
     execv("/proc/self/exe", argv.data());
     _exit(kExitRefused);
   }
-  int status = 0;
-  if (pid > 0 && waitpid(pid, &status, 0) == pid && WIFEXITED(status)) {
-    result.exit_code = WEXITSTATUS(status);
+  close(out[1]), close(err[1]);
+  if (pid < 0) {
+    close(out[0]), close(err[0]);
+    return result;
   }
-  result.out = ReadAll(out_path);
-  result.err = ReadAll(err_path);
-  std::filesystem::remove(out_path);
-  std::filesystem::remove(err_path);
+  Drain(out[0], err[0], result);
+  int status = 0;
+  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  if (WIFEXITED(status)) result.exit_code = WEXITSTATUS(status);
   return result;
 }
 
@@ -129,26 +154,39 @@ json Answer(const json& params) {
   return answer;
 }
 
+// Ansible's contract for a binary module (ansible-core's action plugin, module_style 'binary'):
+// it runs `MODULE ARGS_FILE`, ARGS_FILE being `<remote tmp>/args`, a JSON object of the task's
+// arguments to which Ansible always adds its own `_ansible_*` keys (_ansible_module_name,
+// _ansible_version, _ansible_check_mode, ...). The `{"ANSIBLE_MODULE_ARGS": {...}}` wrapper
+// that new-style modules read is accepted too. Nothing else is a module call: a file that
+// happens to be named like the argument is no reason to leave the command line (issue 16, item 7).
+std::optional<json> ModuleParams(const std::string& args_file) {
+  Result<std::string> text = ReadInputFile(args_file, kMaxModuleArgsBytes);
+  if (!text) return std::nullopt;
+  json args = json::parse(*text, nullptr, /*allow_exceptions=*/false);
+  if (!args.is_object()) return std::nullopt;
+  if (args.size() == 1 && args.contains("ANSIBLE_MODULE_ARGS") && args["ANSIBLE_MODULE_ARGS"].is_object()) {
+    return args["ANSIBLE_MODULE_ARGS"];
+  }
+  for (const auto& item : args.items()) {
+    if (item.key().starts_with("_ansible_")) return args;
+  }
+  return std::nullopt;
+}
+
 }  // namespace
 
 bool IsAnsibleModuleCall(int argc, char** argv) {
-  if (argc != 2 || argv[1][0] == '-') return false;
-  std::error_code ec;
-  if (!std::filesystem::is_regular_file(argv[1], ec)) return false;
-  std::ifstream in(argv[1]);
-  char first = 0;
-  in >> first;  // skips whitespace
-  return first == '{';
+  if (argc != 2 || argv[1][0] == '-' || argv[1][0] == '\0') return false;
+  return ModuleParams(argv[1]).has_value();
 }
 
 int RunAnsibleModule(const std::string& args_file) {
   json answer;
-  json params = json::parse(ReadAll(args_file), nullptr, /*allow_exceptions=*/false);
   try {
-    if (!params.is_object()) {
-      throw UsageError(fmt::format("'{}' is not a JSON object of module arguments", args_file));
-    }
-    answer = Answer(params);
+    std::optional<json> params = ModuleParams(args_file);
+    if (!params) throw UsageError(fmt::format("'{}' is not Ansible's JSON object of module arguments", args_file));
+    answer = Answer(*params);
   } catch (const std::exception& e) {
     answer = json{{"changed", false}, {"failed", true}, {"msg", e.what()}};
   }

@@ -39,7 +39,8 @@ int RunRules(const Context&, const std::vector<std::string>&);
 int RunCaches(const Context&, const std::vector<std::string>&);
 
 // Ansible binary-module mode (ansible_module.cc): `archpatch ARGS_FILE`, where ARGS_FILE holds
-// the task's JSON arguments; answers with Ansible's module contract (changed, failed, msg, diff).
+// the task's JSON arguments with Ansible's `_ansible_*` keys (or an ANSIBLE_MODULE_ARGS object);
+// answers with Ansible's module contract (changed, failed, msg, diff).
 bool IsAnsibleModuleCall(int argc, char** argv);
 int RunAnsibleModule(const std::string& args_file);
 

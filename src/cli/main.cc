@@ -62,7 +62,8 @@ void SetUpLogging(int verbosity) {
 }
 
 int Main(int argc, char** argv) {
-  if (IsAnsibleModuleCall(argc, argv)) return RunAnsibleModule(argv[1]);
+  // A command name is always the command, whatever file of that name the working folder holds.
+  if (argc == 2 && !FindCommand(argv[1]) && IsAnsibleModuleCall(argc, argv)) return RunAnsibleModule(argv[1]);
   Context ctx;
   int i = 1;
   for (; i < argc && argv[i][0] == '-'; ++i) {
