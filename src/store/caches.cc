@@ -1,7 +1,10 @@
 #include "store/caches.h"
 
 #include <pwd.h>
+#include <sys/stat.h>
 #include <unistd.h>
+
+#include <climits>
 
 #include <cstdlib>
 #include <set>
@@ -9,6 +12,9 @@
 
 #include <fmt/format.h>
 #include <yaml-cpp/yaml.h>
+
+#include "store/caches_remove.h"
+#include "util/input_file.h"
 
 namespace archpatch::store {
 namespace {
@@ -56,30 +62,25 @@ bool Ancestor(const fs::path& a, const fs::path& b) {  // a is b or contains it
   return true;
 }
 
-struct Tally {
-  uint64_t files = 0;
-  uint64_t bytes = 0;
-};
+std::optional<fs::path> RealPath(const fs::path& path) {
+  char buffer[PATH_MAX];
+  if (path.empty() || !realpath(path.c_str(), buffer)) return std::nullopt;
+  return fs::path(buffer);
+}
 
-// Removes what is under `dir` (and `dir` too when `remove_self`), never following a symlink.
-Status RemoveTree(Disk& disk, const fs::path& dir, bool remove_self, Tally& tally, DryRun dry) {
-  Result<std::vector<std::string>> names = disk.List(dir);
-  if (!names) return names.error();
-  for (const std::string& name : *names) {
-    fs::path path = dir / name;
-    FileInfo info = disk.Stat(path);
-    if (info.kind == FileKind::dir) {
-      if (Status s = RemoveTree(disk, path, true, tally, dry); !s) return s;
-      continue;
-    }
-    ++tally.files;
-    tally.bytes += info.size;
-    if (dry == DryRun::no) {
-      if (Status s = disk.Remove(path); !s) return s;
-    }
+// $HOME and the account's home from the password database: neither may be emptied.
+std::vector<fs::path> HomeFolders(const EnvLookup& env) {
+  std::vector<fs::path> homes;
+  if (std::optional<std::string> home = env("HOME")) homes.emplace_back(*home);
+  if (const passwd* pw = getpwuid(getuid()); pw && pw->pw_dir && *pw->pw_dir) homes.emplace_back(pw->pw_dir);
+  return homes;
+}
+
+bool IsForbidden(const FolderId& id, const EnvLookup& env) {
+  for (const fs::path& home : HomeFolders(env)) {
+    if (ForbiddenRoots(home).count(id)) return true;
   }
-  if (remove_self && dry == DryRun::no) return disk.RemoveDir(dir);
-  return Ok{};
+  return ForbiddenRoots({}).count(id) > 0;
 }
 
 std::string ReadOrEmpty(Disk& disk, const fs::path& path) {
@@ -171,8 +172,7 @@ Result<std::vector<CacheKind>> ParseCacheKinds(const std::string& yaml_text, con
 }
 
 Result<std::vector<CacheKind>> LoadCacheKinds(const fs::path& yaml_file) {
-  RealDisk disk;
-  Result<std::string> text = disk.Read(yaml_file);
+  Result<std::string> text = ReadInputFile(yaml_file, kMaxRuleBytes);
   if (!text) return text.error();
   return ParseCacheKinds(*text, yaml_file.string());
 }
@@ -244,36 +244,44 @@ Status CheckCacheRoot(const fs::path& root, const EnvLookup& env) {
   fs::path normal = root.lexically_normal();
   if (!normal.is_absolute()) return Error{fmt::format("cache root '{}' is not absolute", root.string()), {}};
   if (normal == normal.root_path()) return Error{"refusing to clear '/'", {}};
-  if (std::optional<std::string> home = env("HOME")) {
-    fs::path h = fs::path(*home).lexically_normal();
-    if (Ancestor(normal, h)) {
-      return Error{fmt::format("refusing to clear '{}': it is the home folder or contains it", root.string()), {}};
+  const Error home_error{fmt::format("refusing to clear '{}': it is the home folder or contains it", root.string()), {}};
+  for (const fs::path& home : HomeFolders(env)) {
+    // Text first (the home may not exist yet), then what both resolve to, then identity: a
+    // symlinked $HOME or a bind mount is a second name for the same folder.
+    if (Ancestor(normal, home.lexically_normal())) return home_error;
+    if (std::optional<fs::path> real = RealPath(home); real && Ancestor(RealPath(normal).value_or(normal), *real)) {
+      return home_error;
     }
   }
+  struct stat st;
+  if (stat(normal.c_str(), &st) == 0 && IsForbidden(FolderId{st.st_dev, st.st_ino}, env)) return home_error;
   return Ok{};
 }
 
 Result<ClearReport> ClearCache(Disk& disk, const CacheKind& kind, const fs::path& root,
                                const std::vector<fs::path>& changed, DryRun dry) {
   ClearReport report{kind.name, root, false, false, {}, 0, 0};
-  FileInfo info = disk.Stat(root);
-  if (info.kind == FileKind::missing) return report;
-  if (info.kind != FileKind::dir) {
-    return Error{fmt::format("cache root '{}' is not a folder (a symlink root is not followed)", root.string()), {}};
+  Result<OpenCacheFolder> folder = OpenCacheFolder::Open(root);
+  if (!folder) return folder.error();
+  if (!folder->exists()) return report;
+  // Checked again on the opened folder: what was checked by name is what gets emptied.
+  if (IsForbidden(folder->id(), ProcessEnv())) {
+    return Error{fmt::format("refusing to clear '{}': it is the home folder, '/', or contains the home folder",
+                             root.string()), {}};
   }
   report.exists = true;
-  Tally tally;
+  RemoveTally tally;
   if (kind.ninja && !changed.empty()) {
     std::vector<fs::path> modules;
     FindModules(disk, root, kMaxModuleDepth, modules);
     for (const fs::path& module : modules) {
       if (!ModuleUses(disk, module, changed)) continue;
-      if (Status s = RemoveTree(disk, module, true, tally, dry); !s) return s.error();
+      if (Status s = folder->RemoveSubfolder(module.lexically_relative(root), tally, dry); !s) return s.error();
       report.modules.push_back(module);
     }
   } else {
     report.whole = true;
-    if (Status s = RemoveTree(disk, root, false, tally, dry); !s) return s.error();
+    if (Status s = folder->RemoveContents(tally, dry); !s) return s.error();
   }
   report.files = tally.files;
   report.bytes = tally.bytes;
@@ -288,14 +296,17 @@ ClearReport MeasureCache(Disk& disk, const CacheKind& kind, const fs::path& root
 Result<fs::path> ResolveCacheRoot(const CacheKind& kind, const EnvLookup& env) {
   Result<fs::path> root = ExpandRoot(kind.root, env);
   if (!root) return root.error();
-  std::error_code ec;
-  if (fs::is_symlink(*root, ec)) {
-    fs::path target = fs::canonical(*root, ec);
-    if (ec) return Error{fmt::format("cache root '{}' is a dangling symlink", root->string()), {}};
-    root = target;
+  // The folders above the root are resolved (a ~/.cache kept on another disk is fine); the
+  // root itself is never followed: emptying a symlink's target is how a home was deleted.
+  fs::path resolved = *root;
+  if (std::optional<fs::path> parent = RealPath(root->parent_path())) resolved = *parent / root->filename();
+  struct stat st;
+  if (lstat(resolved.c_str(), &st) == 0 && S_ISLNK(st.st_mode)) {
+    return Error{fmt::format("cache root '{}' is a symlink; archpatch never follows one (to clear that cache, "
+                             "point its variable at the folder itself)", root->string()), {}};
   }
-  if (Status ok = CheckCacheRoot(*root, env); !ok) return ok.error();
-  return root;
+  if (Status ok = CheckCacheRoot(resolved, env); !ok) return ok.error();
+  return resolved;
 }
 
 }  // namespace archpatch::store

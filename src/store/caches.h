@@ -2,8 +2,11 @@
 // After a gate changes, a stale compiled module would keep the old behaviour (or an empty kernel)
 // alive, so apply and revert clear the caches a rule names.
 //
-// Safety: clearing removes only what lies inside the declared root; symlinks are unlinked, never
-// followed; a root that is "/", the home folder or one of its ancestors is refused.
+// Safety (docs/manifest.md, threat model): clearing removes only what lies inside the declared
+// root, through directory file descriptors opened with O_NOFOLLOW (caches_remove.h); a symlink
+// inside is unlinked, never followed, and a root that is itself a symlink is refused. A root
+// that is "/", the home folder or one of its ancestors is refused, compared on resolved paths
+// and on (device, inode), and apply never clears a root that holds a patched file.
 // Precision: a cache marked `ninja` keeps one folder per module with a build.ninja (and
 // .ninja_deps / *.d depfiles) naming the sources and headers it was built from; there only the
 // modules that used a changed file are removed. Other caches are emptied.
@@ -39,7 +42,8 @@ EnvLookup ProcessEnv();  // getenv
 // A variable that is unset (and has no default) is an error: the root would be wrong.
 Result<fs::path> ExpandRoot(const std::string& root_template, const EnvLookup& env);
 
-// Refuses a root that is relative, "/", the home folder or an ancestor of it.
+// Refuses a root that is relative, "/", the home folder ($HOME or the account's) or an ancestor
+// of it, by text, by resolved path and by identity.
 Status CheckCacheRoot(const fs::path& root, const EnvLookup& env);
 
 struct ClearReport {
@@ -54,8 +58,9 @@ struct ClearReport {
 
 enum class DryRun { no, yes };
 
-// Clears `kind` under `root`. `changed` (absolute paths) selects modules in a ninja cache; empty
-// means everything. With DryRun::yes, counts what would go and removes nothing.
+// Clears `kind` under `root` (a resolved path: a symlink at any component is an error). `changed`
+// (absolute paths) selects modules in a ninja cache; empty means everything. With DryRun::yes,
+// counts what would go and removes nothing.
 Result<ClearReport> ClearCache(Disk& disk, const CacheKind& kind, const fs::path& root,
                                const std::vector<fs::path>& changed, DryRun dry_run = DryRun::no);
 
@@ -66,8 +71,8 @@ ClearReport MeasureCache(Disk& disk, const CacheKind& kind, const fs::path& root
 
 namespace archpatch::store {
 
-// The root of `kind` in this process's environment: expanded, followed once if the root itself
-// is a symlink (caches moved to a bigger disk), then checked by CheckCacheRoot.
+// The root of `kind` in this process's environment: expanded, its parent folders resolved, then
+// checked by CheckCacheRoot. A root that is itself a symlink is refused, never followed.
 Result<fs::path> ResolveCacheRoot(const CacheKind& kind, const EnvLookup& env);
 
 }  // namespace archpatch::store

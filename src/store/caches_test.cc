@@ -151,5 +151,53 @@ TEST(ClearCache, MissingRootIsNothingToDo) {
   EXPECT_EQ(report->files, 0u);
 }
 
+// Issue 16, item 2: a symlinked root was followed and its target emptied.
+TEST(ResolveCacheRoot, ASymlinkedRootIsRefusedNeverFollowed) {
+  TempDir dir;
+  const fs::path somedir = dir.path() / "somedir";
+  Write(somedir / "keep.txt", "precious");
+  fs::create_directories(dir.path() / "home/.triton");
+  fs::create_directory_symlink(somedir, dir.path() / "home/.triton/cache");
+  CacheKind triton{"triton", "", "$HOME/.triton/cache", false, {}};
+  Result<fs::path> root = ResolveCacheRoot(triton, Env({{"HOME", (dir.path() / "home").string()}}));
+  ASSERT_FALSE(root);
+  EXPECT_NE(root.error().message.find("is a symlink; archpatch never follows one"), std::string::npos);
+  RealDisk disk;
+  EXPECT_FALSE(ClearCache(disk, triton, dir.path() / "home/.triton/cache", {}));  // nor when asked directly
+  EXPECT_TRUE(fs::exists(somedir / "keep.txt"));
+}
+
+TEST(ResolveCacheRoot, ParentFoldersAreResolved) {
+  TempDir dir;
+  fs::create_directories(dir.path() / "big/.triton/cache");
+  fs::create_directory_symlink(dir.path() / "big", dir.path() / "home");
+  Result<fs::path> root = ResolveCacheRoot(CacheKind{"t", "", (dir.path() / "home/.triton/cache").string(), false, {}}, Env({}));
+  ASSERT_TRUE(root) << root.error().str();
+  EXPECT_EQ(*root, fs::canonical(dir.path()) / "big/.triton/cache");
+}
+
+// HOME=/x/homelink TRITON_CACHE_DIR=/x/home deleted the whole home: the check compared text.
+TEST(CheckCacheRoot, ComparesResolvedFoldersNotText) {
+  TempDir dir;
+  fs::create_directories(dir.path() / "home");
+  fs::create_directory_symlink(dir.path() / "home", dir.path() / "homelink");
+  EnvLookup env = Env({{"HOME", (dir.path() / "homelink").string()}});
+  Result<Ok> refused = CheckCacheRoot(dir.path() / "home", env);
+  ASSERT_FALSE(refused);
+  EXPECT_NE(refused.error().message.find("it is the home folder or contains it"), std::string::npos);
+  EXPECT_FALSE(CheckCacheRoot(dir.path(), env));
+  EXPECT_TRUE(CheckCacheRoot(dir.path() / "home/.cache/x", env));
+}
+
+TEST(ClearCache, ARootWithASymlinkedComponentIsAnError) {
+  TempDir dir;
+  Write(dir.path() / "real/cache/a.bin", "x");
+  fs::create_directory_symlink(dir.path() / "real", dir.path() / "link");
+  RealDisk disk;
+  Result<ClearReport> report = ClearCache(disk, CacheKind{"x", "", "", false, {}}, dir.path() / "link/cache", {});
+  ASSERT_FALSE(report);
+  EXPECT_TRUE(fs::exists(dir.path() / "real/cache/a.bin"));
+}
+
 }  // namespace
 }  // namespace archpatch::store
