@@ -146,7 +146,10 @@ bool ModuleUses(Disk& disk, const fs::path& module, const std::vector<fs::path>&
 Result<std::vector<CacheKind>> ParseCacheKinds(const std::string& yaml_text, const std::string& file) {
   YAML::Node doc;
   try {
-    doc = YAML::Load(yaml_text);
+    // LoadAll: YAML::Load would drop a second document silently.
+    std::vector<YAML::Node> docs = YAML::LoadAll(yaml_text);
+    if (docs.size() > 1) return At(docs[1], file, "a second YAML document; caches.yaml holds one");
+    if (!docs.empty()) doc = docs[0];
   } catch (const YAML::Exception& e) {
     return Error{e.msg, Location{file, e.mark.line + 1, e.mark.column + 1}};
   }

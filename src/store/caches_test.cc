@@ -50,6 +50,13 @@ TEST(ParseCacheKinds, TheShippedFileParsesAndNamesTheKnownCaches) {
   EXPECT_TRUE(FindCacheKind(*kinds, "flashinfer")->ninja);
 }
 
+TEST(ParseCacheKinds, ASecondDocumentIsRefused) {
+  Result<std::vector<CacheKind>> kinds =
+      ParseCacheKinds("caches:\n  - {name: a, root: /x}\n---\ncaches:\n  - {name: b, root: /y}\n", "caches.yaml");
+  ASSERT_FALSE(kinds);
+  EXPECT_EQ(kinds.error().str(), "caches.yaml:4:1: a second YAML document; caches.yaml holds one");
+}
+
 TEST(ParseCacheKinds, UnknownKeyIsAnErrorWithLineAndColumn) {
   Result<std::vector<CacheKind>> kinds =
       ParseCacheKinds("caches:\n  - name: x\n    root: /x\n    rooot: /y\n", "caches.yaml");
