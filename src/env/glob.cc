@@ -11,10 +11,11 @@ namespace archpatch::env {
 namespace fs = std::filesystem;
 namespace {
 
-// One compiled pattern element. kStar and kGlobStar loop on themselves; the others consume one
-// character and move on.
+// One compiled pattern element. kStar and kGlobStar loop on themselves; kFork consumes nothing
+// (it stands before the "**" of a "**/" and leads past the '/' too: no folder at all); the others
+// consume one character and move on.
 struct Token {
-  enum class Kind { kChar, kAny, kClass, kStar, kGlobStar } kind = Kind::kChar;
+  enum class Kind { kChar, kAny, kClass, kStar, kGlobStar, kFork } kind = Kind::kChar;
   char c = 0;
   bool negate = false;
   std::vector<std::pair<char, char>> ranges;  // kClass: inclusive ranges
@@ -25,6 +26,7 @@ struct Token {
       case Kind::kAny: return x != '/';
       case Kind::kStar: return x != '/';
       case Kind::kGlobStar: return true;
+      case Kind::kFork: return false;
       case Kind::kClass: {
         if (x == '/') return false;
         bool in = std::any_of(ranges.begin(), ranges.end(),
@@ -63,6 +65,11 @@ std::vector<Token> Compile(std::string_view pattern) {
       size_t run = pattern.find_first_not_of('*', i);
       if (run == std::string_view::npos) run = pattern.size();
       token.kind = run - i >= 2 ? Token::Kind::kGlobStar : Token::Kind::kStar;
+      if (token.kind == Token::Kind::kGlobStar && run < pattern.size() && pattern[run] == '/') {
+        Token fork;
+        fork.kind = Token::Kind::kFork;
+        tokens.push_back(std::move(fork));
+      }
       i = run;
     } else if (pattern[i] == '?') {
       token.kind = Token::Kind::kAny;
@@ -80,15 +87,14 @@ std::vector<Token> Compile(std::string_view pattern) {
 }
 
 // Adds the positions reachable without consuming a character: past a star (it may match
-// nothing), and past "**/" as a whole (no folder at all). Edges only go forward, so one
-// ascending pass is enough.
+// nothing), and from a fork past its "**/" as a whole (no folder at all; only before the "**"
+// consumed anything: "**//x" must not match "d/x"). Edges only go forward, so one ascending
+// pass is enough.
 void Close(const std::vector<Token>& tokens, std::vector<char>& states) {
   for (size_t i = 0; i < tokens.size(); ++i) {
-    if (!states[i] || !tokens[i].Loops()) continue;
-    states[i + 1] = 1;
-    const bool slash_next = i + 1 < tokens.size() && tokens[i + 1].kind == Token::Kind::kChar &&
-                            tokens[i + 1].c == '/';
-    if (tokens[i].kind == Token::Kind::kGlobStar && slash_next) states[i + 2] = 1;
+    if (!states[i]) continue;
+    if (tokens[i].Loops()) states[i + 1] = 1;
+    if (tokens[i].kind == Token::Kind::kFork) states[i + 1] = states[i + 3] = 1;  // "**", "/", then past
   }
 }
 

@@ -27,6 +27,13 @@ TEST(Glob, MatchesLikeFnmatchWithDoubleStar) {
   EXPECT_TRUE(GlobMatch("a*", "a"));
   EXPECT_FALSE(GlobMatch("a", "ab"));
   EXPECT_TRUE(GlobMatch("", ""));
+  // Found by fuzz_glob: "**/" matches no folder only as a whole, never by dropping its '/'
+  // after "**" matched something.
+  EXPECT_FALSE(GlobMatch("**//x", "d/x"));
+  EXPECT_TRUE(GlobMatch("**//x", "d//x"));
+  EXPECT_TRUE(GlobMatch("**//x", "/x"));
+  EXPECT_TRUE(GlobMatch("a/**/", "a/"));
+  EXPECT_TRUE(GlobMatch("a/**/", "a/b/"));
 }
 
 TEST(Glob, Classes) {
