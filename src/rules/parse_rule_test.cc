@@ -159,5 +159,12 @@ TEST(ParseRule, ASecondDocumentIsRefusedAtItsPlace) {
   EXPECT_TRUE(ParseRule("---\n" + std::string(kGood) + "...\n", "demo-sm12x.yaml"));
 }
 
+// Found by fuzz_rule: yaml-cpp's LoadAll looped forever on a stray ',' after a top-level node.
+TEST(ParseRule, AStrayCommaIsAnErrorNotAHang) {
+  EXPECT_FALSE(ParseRule(", a\n", "x.yaml"));
+  EXPECT_FALSE(ParseRule("# c\n  , la used_by: [minifi]\n", "x.yaml"));
+  EXPECT_FALSE(ParseRule("- a\n, b\n", "x.yaml"));
+}
+
 }  // namespace
 }  // namespace archpatch::rules

@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "util/edit_distance.h"
+#include "util/yaml_text.h"
 
 namespace archpatch::rules {
 namespace {
@@ -42,34 +43,16 @@ std::string_view NodeTypeName(const YAML::Node& node) {
 }
 
 Result<YAML::Node> YamlReader::LoadOne(std::string_view text) const {
-  std::vector<YAML::Node> docs;
+  // Never YAML::LoadAll: it loops forever on a stray ',' (", a"); the second document is found
+  // on the text instead, and Load reads the first.
+  if (std::optional<int> line = SecondYamlDocumentLine(text)) {
+    return Error{"a second YAML document; a file holds one (put each rule in its own file)", Location{file_, *line, 1}};
+  }
   try {
-    docs = YAML::LoadAll(std::string(text));
+    return YAML::Load(std::string(text));
   } catch (const YAML::Exception& e) {
     return Error{e.msg, Location{file_, e.mark.line + 1, e.mark.column + 1}};
   }
-  if (docs.size() > 1) {
-    return Error{"a second YAML document; a file holds one (put each rule in its own file)", SecondDocument(text)};
-  }
-  return docs.empty() ? YAML::Node() : docs[0];
-}
-
-// Where the second document begins: the second "---" line, or the first one after content
-// (yaml-cpp gives an empty document no mark).
-Location YamlReader::SecondDocument(std::string_view text) const {
-  int line = 1, markers = 0;
-  bool content = false;
-  for (size_t start = 0; start < text.size(); ++line) {
-    size_t end = std::min(text.find('\n', start), text.size());
-    std::string_view row = text.substr(start, end - start);
-    if (row.starts_with("---") && (row.size() == 3 || row[3] == ' ' || row[3] == '\r' || row[3] == '\t')) {
-      if (++markers == 2 || content) return Location{file_, line, 1};
-    } else if (!row.empty() && row[0] != '#' && row.find_first_not_of(" \t\r") != std::string_view::npos) {
-      content = true;
-    }
-    start = end + 1;
-  }
-  return Location{file_, 1, 1};
 }
 
 Location YamlReader::At(const YAML::Node& node) const {

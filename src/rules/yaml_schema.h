@@ -44,7 +44,6 @@ class YamlReader {
   const std::string& file() const { return file_; }
 
  private:
-  Location SecondDocument(std::string_view text) const;
   std::string file_;
 };
 

@@ -15,6 +15,7 @@
 
 #include "store/caches_remove.h"
 #include "util/input_file.h"
+#include "util/yaml_text.h"
 
 namespace archpatch::store {
 namespace {
@@ -144,12 +145,13 @@ bool ModuleUses(Disk& disk, const fs::path& module, const std::vector<fs::path>&
 }  // namespace
 
 Result<std::vector<CacheKind>> ParseCacheKinds(const std::string& yaml_text, const std::string& file) {
+  // YAML::Load drops a second document silently (and LoadAll can loop forever): found on the text.
+  if (std::optional<int> line = SecondYamlDocumentLine(yaml_text)) {
+    return Error{"a second YAML document; caches.yaml holds one", Location{file, *line, 1}};
+  }
   YAML::Node doc;
   try {
-    // LoadAll: YAML::Load would drop a second document silently.
-    std::vector<YAML::Node> docs = YAML::LoadAll(yaml_text);
-    if (docs.size() > 1) return At(docs[1], file, "a second YAML document; caches.yaml holds one");
-    if (!docs.empty()) doc = docs[0];
+    doc = YAML::Load(yaml_text);
   } catch (const YAML::Exception& e) {
     return Error{e.msg, Location{file, e.mark.line + 1, e.mark.column + 1}};
   }

@@ -54,7 +54,7 @@ TEST(ParseCacheKinds, ASecondDocumentIsRefused) {
   Result<std::vector<CacheKind>> kinds =
       ParseCacheKinds("caches:\n  - {name: a, root: /x}\n---\ncaches:\n  - {name: b, root: /y}\n", "caches.yaml");
   ASSERT_FALSE(kinds);
-  EXPECT_EQ(kinds.error().str(), "caches.yaml:4:1: a second YAML document; caches.yaml holds one");
+  EXPECT_EQ(kinds.error().str(), "caches.yaml:3:1: a second YAML document; caches.yaml holds one");
 }
 
 TEST(ParseCacheKinds, UnknownKeyIsAnErrorWithLineAndColumn) {
