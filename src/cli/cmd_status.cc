@@ -1,58 +1,66 @@
-// archpatch status: what is applied here, whether each file is still as archpatch left it, and
-// whether a transaction was left half done. Reads only; never rolls anything back.
+// archpatch status: parse the options, call apply::Status (src/apply/status.h), print it.
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 #include <nlohmann/json.hpp>
 
+#include "apply/status.h"
 #include "cli/command.h"
 #include "cli/options.h"
 #include "cli/store_support.h"
-#include "env/digest.h"
-#include "store/lock.h"
 
 namespace archpatch::cli {
 namespace {
 
 using nlohmann::json;
 
-// "patched" (as archpatch left it), "original" (reverted by hand), "modified", "missing".
-std::string FileState(const store::StateDir& state, const std::string& path, const std::string& original,
-                      const std::string& patched) {
-  Result<std::string> bytes = env::ReadFileBytes(state.FilePath(path));
-  if (!bytes) return "missing";
-  std::string sha = env::Sha256Hex(*bytes);
-  return sha == patched ? "patched" : sha == original ? "original" : "modified";
-}
-
-json HalfDone(const store::StateDir& state, const store::Journal& j) {
+json HalfDoneJson(const apply::HalfDone& h) {
   json files = json::array();
-  for (const store::JournalFile& f : j.files) {
-    files.push_back({{"path", f.path}, {"state", FileState(state, f.path, f.original_sha256, f.patched_sha256)}});
-  }
-  return {{"operation", j.operation}, {"transaction", j.transaction}, {"started_at", j.started_at},
-          {"rules", j.rules},         {"files", files}};
+  for (const apply::FileStatus& f : h.files) files.push_back({{"path", f.path}, {"state", apply::Name(f.state)}});
+  return {{"operation", h.journal.operation}, {"transaction", h.journal.transaction},
+          {"started_at", h.journal.started_at}, {"rules", h.journal.rules},
+          {"committed", h.committed}, {"files", files}};
 }
 
-void PrintHuman(const json& status) {
-  if (!status["half_done"].is_null()) {
-    const json& h = status["half_done"];
+json StatusJson(const apply::StatusReport& report) {
+  json entries = json::array();
+  for (const apply::EntryStatus& s : report.entries) {
+    const store::Entry& e = s.entry;
+    json files = json::array();
+    for (const apply::FileStatus& f : s.files) {
+      files.push_back({{"path", f.path}, {"state", apply::Name(f.state)}, {"original_sha256", f.original_sha256},
+                       {"patched_sha256", f.patched_sha256}});
+    }
+    entries.push_back({{"rule", e.rule}, {"distribution", e.distribution}, {"version", e.version},
+                       {"applied_at", e.applied_at}, {"archpatch_version", e.archpatch_version},
+                       {"caches", e.caches}, {"as_left", s.as_left}, {"files", files}});
+  }
+  return {{"site_packages", report.site_packages.string()},
+          {"half_done", report.half_done ? HalfDoneJson(*report.half_done) : json(nullptr)},
+          {"entries", entries},
+          {"drift", report.drift()}};
+}
+
+void PrintHalfDone(const apply::HalfDone& h) {
+  if (h.committed) {
+    fmt::print("HALF DONE: the {} of {} (transaction {}, started {}) is applied and recorded, but its journal was "
+               "left behind; the next 'archpatch apply' or 'archpatch revert' removes it\n",
+               h.journal.operation, fmt::join(h.journal.rules, ", "), h.journal.transaction, h.journal.started_at);
+  } else {
     fmt::print("HALF DONE: the {} of {} (transaction {}, started {}) did not finish; the next 'archpatch apply' "
                "or 'archpatch revert' rolls it back\n",
-               h["operation"].get<std::string>(), fmt::join(h["rules"].get<std::vector<std::string>>(), ", "),
-               h["transaction"].get<std::string>(), h["started_at"].get<std::string>());
-    for (const json& f : h["files"]) {
-      fmt::print("  {:<9} {}\n", f["state"].get<std::string>(), f["path"].get<std::string>());
-    }
+               h.journal.operation, fmt::join(h.journal.rules, ", "), h.journal.transaction, h.journal.started_at);
   }
-  if (status["entries"].empty()) fmt::print("no rules applied in {}\n", status["site_packages"].get<std::string>());
-  for (const json& e : status["entries"]) {
-    fmt::print("{}  {} {}  applied {} by archpatch {}{}\n", e["rule"].get<std::string>(),
-               e["distribution"].get<std::string>(), e["version"].get<std::string>(),
-               e["applied_at"].get<std::string>(), e["archpatch_version"].get<std::string>(),
-               e["as_left"].get<bool>() ? "" : "  (CHANGED SINCE)");
-    for (const json& f : e["files"]) {
-      fmt::print("  {:<9} {}\n", f["state"].get<std::string>(), f["path"].get<std::string>());
-    }
+  for (const apply::FileStatus& f : h.files) fmt::print("  {:<9} {}\n", apply::Name(f.state), f.path);
+}
+
+void PrintHuman(const apply::StatusReport& report) {
+  if (report.half_done) PrintHalfDone(*report.half_done);
+  if (report.entries.empty()) fmt::print("no rules applied in {}\n", report.site_packages.string());
+  for (const apply::EntryStatus& s : report.entries) {
+    const store::Entry& e = s.entry;
+    fmt::print("{}  {} {}  applied {} by archpatch {}{}\n", e.rule, e.distribution, e.version, e.applied_at,
+               e.archpatch_version, s.as_left ? "" : "  (CHANGED SINCE)");
+    for (const apply::FileStatus& f : s.files) fmt::print("  {:<9} {}\n", apply::Name(f.state), f.path);
   }
 }
 
@@ -67,46 +75,16 @@ int RunStatus(const Context&, const std::vector<std::string>& args) {
     PrintCommandHelp("status", "[--python EXE | --site-packages DIR | --root DIR] [--json]", desc);
     return kExitOk;
   }
-  env::Environment env = DiscoverEnvironment(parsed.vars);
+  const env::Environment env = DiscoverEnvironment(parsed.vars);
   store::RealDisk disk;
-  store::StateDir state(disk, env.site_packages);
-  std::optional<store::EnvLock> lock;
-  if (state.Exists()) {
-    Result<store::EnvLock> held = store::EnvLock::Acquire(env.site_packages, store::EnvLock::Mode::shared);
-    if (!held) throw Fatal(held.error().str());
-    lock.emplace(std::move(*held));
-  }
-  Result<store::Manifest> manifest = state.LoadManifest();
-  if (!manifest) throw Fatal(manifest.error().str());
-  Result<std::optional<store::Journal>> journal = state.LoadJournal();
-  if (!journal) throw Fatal(journal.error().str());
-
-  bool drift = journal->has_value();
-  json entries = json::array();
-  for (const store::Entry& e : manifest->entries) {
-    json files = json::array();
-    bool as_left = true;
-    for (const store::FileRecord& f : e.files) {
-      std::string s = FileState(state, f.path, f.original_sha256, f.patched_sha256);
-      as_left &= s == "patched";
-      files.push_back({{"path", f.path}, {"state", s}, {"original_sha256", f.original_sha256},
-                       {"patched_sha256", f.patched_sha256}});
-    }
-    drift |= !as_left;
-    entries.push_back({{"rule", e.rule}, {"distribution", e.distribution}, {"version", e.version},
-                       {"applied_at", e.applied_at}, {"archpatch_version", e.archpatch_version},
-                       {"caches", e.caches}, {"as_left", as_left}, {"files", files}});
-  }
-  json status = {{"site_packages", env.site_packages.string()},
-                 {"half_done", journal->has_value() ? HalfDone(state, **journal) : json(nullptr)},
-                 {"entries", entries},
-                 {"drift", drift}};
+  apply::RealLocker locker;
+  const apply::StatusReport report = apply::ReadStatus(disk, locker, env.site_packages);
   if (parsed.vars.count("json")) {
-    fmt::print("{}\n", status.dump(2));
+    fmt::print("{}\n", StatusJson(report).dump(2));
   } else {
-    PrintHuman(status);
+    PrintHuman(report);
   }
-  return drift ? kExitFindings : kExitOk;
+  return report.drift() ? kExitFindings : kExitOk;
 }
 
 }  // namespace archpatch::cli

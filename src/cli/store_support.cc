@@ -1,12 +1,7 @@
 #include "cli/store_support.h"
 
-#include <cstdlib>
-
 #include <fmt/format.h>
 #include <fmt/ranges.h>
-
-#include "env/digest.h"
-#include "rules/loader.h"
 
 namespace archpatch::cli {
 
@@ -29,38 +24,16 @@ env::Environment DiscoverEnvironment(const po::variables_map& vars) {
   return std::move(*env);
 }
 
-std::vector<store::CacheKind> LoadCacheKindsOrWarn() {
-  for (const std::filesystem::path& dir : rules::RuleDirectories()) {
-    std::filesystem::path file = dir / "caches.yaml";
-    std::error_code ec;
-    if (!std::filesystem::is_regular_file(file, ec)) continue;
-    Result<std::vector<store::CacheKind>> kinds = store::LoadCacheKinds(file);
-    if (!kinds) throw UsageError(kinds.error().str());
-    return std::move(*kinds);
+void PrintRecovery(const store::RecoveryOutcome& r) {
+  if (!r.found) return;
+  fmt::print(stderr, "archpatch: note: completed the {} of {} that an earlier run left half done "
+             "(transaction {}, started {}): {}\n",
+             r.operation, fmt::join(r.rules, ", "), r.transaction, r.started_at,
+             r.committed ? "it had committed; only its journal was left"
+                         : fmt::format("{} file(s) put back", r.restored.size()));
+  for (const std::string& path : r.left) {
+    fmt::print(stderr, "archpatch: warning: {}: changed by someone else meanwhile; left as it is\n", path);
   }
-  return {};
-}
-
-std::optional<std::filesystem::path> PycachePrefix() {
-  const char* prefix = std::getenv("PYTHONPYCACHEPREFIX");
-  if (!prefix || !*prefix) return std::nullopt;
-  return std::filesystem::absolute(prefix);
-}
-
-store::RecoveryOutcome RecoverOrThrow(store::StateDir& state, const store::TransactionOptions& options) {
-  Result<store::RecoveryOutcome> r = store::Recover(state, options);
-  if (!r) throw Fatal(fmt::format("cannot roll back the half-done transaction: {}", r.error().str()));
-  if (r->found) {
-    fmt::print(stderr, "archpatch: note: completed the {} of {} that an earlier run left half done "
-               "(transaction {}, started {}): {}\n",
-               r->operation, fmt::join(r->rules, ", "), r->transaction, r->started_at,
-               r->committed ? "it had committed; only its journal was left"
-                            : fmt::format("{} file(s) put back", r->restored.size()));
-    for (const std::string& path : r->left) {
-      fmt::print(stderr, "archpatch: warning: {}: changed by someone else meanwhile; left as it is\n", path);
-    }
-  }
-  return std::move(*r);
 }
 
 nlohmann::json ToJson(const store::RecoveryOutcome& r) {
@@ -70,28 +43,15 @@ nlohmann::json ToJson(const store::RecoveryOutcome& r) {
           {"left", r.left}};
 }
 
-std::string HumanBytes(uint64_t bytes) {
-  if (bytes < 1024) return fmt::format("{} B", bytes);
-  if (bytes < 1024 * 1024) return fmt::format("{:.1f} KiB", bytes / 1024.0);
-  if (bytes < 1024ull * 1024 * 1024) return fmt::format("{:.1f} MiB", bytes / (1024.0 * 1024));
-  return fmt::format("{:.1f} GiB", bytes / (1024.0 * 1024 * 1024));
-}
-
 nlohmann::json ToJson(const std::vector<store::CacheRecord>& caches) {
   nlohmann::json out = nlohmann::json::array();
   for (const store::CacheRecord& c : caches) out.push_back(store::ToJson(c));
   return out;
 }
 
-bool MatchesInstalledRecord(const env::Environment& env, const store::Entry& entry,
-                            const store::FileRecord& file) {
-  const env::Distribution* dist = env.Find(entry.distribution);
-  if (!dist) return false;
-  const env::RecordEntry* row = dist->FindRecord(file.path);
-  Result<std::string> bytes = env::ReadFileBytes(env.site_packages / file.path);
-  if (!row) return !bytes;  // the new version no longer ships the file
-  if (!bytes || row->hash_algorithm != "sha256") return false;
-  return env::Sha256UrlsafeB64(*bytes) == row->hash;
+void PrintJsonFailure(const std::string& message, bool changed) {
+  nlohmann::json out = {{"changed", changed}, {"failed", true}, {"msg", message}, {"rules", nlohmann::json::array()}};
+  fmt::print("{}\n", out.dump(2));
 }
 
 }  // namespace archpatch::cli

@@ -56,7 +56,7 @@ Result<std::string> ReadText(const std::filesystem::path& root, const std::strin
     return Error{fmt::format("'{}' has {} bytes, over the {} MiB limit for files a rule edits", relative,
                              size, options.max_file_bytes >> 20), {}};
   }
-  Result<std::string> bytes = env::ReadFileBytes(*path);
+  Result<std::string> bytes = options.read ? options.read(*path) : env::ReadFileBytes(*path);
   if (!bytes) return bytes.error();
   if (size_t nul = bytes->find('\0'); nul != std::string::npos) {
     return Error{fmt::format("'{}' is binary (a NUL byte at offset {}); rules edit text files only", relative, nul), {}};

@@ -3,6 +3,8 @@
 #pragma once
 
 #include <cstddef>
+#include <filesystem>
+#include <functional>
 #include <vector>
 
 #include "env/environment.h"
@@ -15,6 +17,9 @@ namespace archpatch::plan {
 struct PlanOptions {
   size_t max_file_bytes = 16u << 20;  // larger files are refused (16 MiB)
   bool check_version = true;          // refuse a distribution outside the rule's range
+  // Reads a file the rules select (absolute path); empty: env::ReadFileBytes. Apply passes its
+  // snapshot (apply/snapshot.h), so planning reads through the same Disk as the transaction.
+  std::function<Result<std::string>(const std::filesystem::path&)> read;
 };
 
 // One RulePlan per rule, in order. Errors name the rule, the edit index, the file pattern and what

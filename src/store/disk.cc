@@ -226,32 +226,41 @@ std::string InjectedCrash::Message(int after) {
   return fmt::format("injected crash after {} write(s) (ARCHPATCH_FAIL_AFTER_WRITES)", after);
 }
 
-void FaultyDisk::CountWrite() {
-  if (done_ >= allowed_) throw InjectedCrash(done_);
-  ++done_;
+bool FaultyDisk::CountWrite() {
+  if (fault_ == Fault::crash && done_ >= allowed_) throw InjectedCrash(allowed_);
+  return done_++ == allowed_;
 }
 
+namespace {
+
+Error InjectedError(const fs::path& path) {
+  return Error{fmt::format("cannot write '{}': Input/output error (injected by ARCHPATCH_FAIL_AFTER_WRITES)",
+                           path.string()), {}};
+}
+
+}  // namespace
+
 Status FaultyDisk::Replace(const fs::path& path, std::string_view bytes) {
-  if (done_ >= allowed_) {
+  if (fault_ == Fault::crash && done_ >= allowed_) {
     // Die mid-write: the temporary file holds half the bytes, the target is untouched.
     (void)inner_.Replace(TempPathFor(path), bytes.substr(0, bytes.size() / 2));
   }
-  CountWrite();
+  if (CountWrite()) return InjectedError(path);
   return inner_.Replace(path, bytes);
 }
 
 Status FaultyDisk::Remove(const fs::path& path) {
-  CountWrite();
+  if (CountWrite()) return InjectedError(path);
   return inner_.Remove(path);
 }
 
 Status FaultyDisk::RemoveDir(const fs::path& path) {
-  CountWrite();
+  if (CountWrite()) return InjectedError(path);
   return inner_.RemoveDir(path);
 }
 
 Status FaultyDisk::MakeDirs(const fs::path& path) {
-  CountWrite();
+  if (CountWrite()) return InjectedError(path);
   return inner_.MakeDirs(path);
 }
 
@@ -259,8 +268,8 @@ namespace {
 
 class OwningFaultyDisk : public FaultyDisk {
  public:
-  OwningFaultyDisk(std::unique_ptr<Disk> inner, int allowed)
-      : FaultyDisk(*inner, allowed), owned_(std::move(inner)) {}
+  OwningFaultyDisk(std::unique_ptr<Disk> inner, int allowed, Fault fault)
+      : FaultyDisk(*inner, allowed, fault), owned_(std::move(inner)) {}
 
  private:
   std::unique_ptr<Disk> owned_;
@@ -272,7 +281,9 @@ std::unique_ptr<Disk> MakeDisk() {
   auto real = std::make_unique<RealDisk>();
   const char* fail_after = std::getenv("ARCHPATCH_FAIL_AFTER_WRITES");
   if (!fail_after || !*fail_after) return real;
-  return std::make_unique<OwningFaultyDisk>(std::move(real), std::atoi(fail_after));
+  const std::string_view spec = fail_after;
+  const FaultyDisk::Fault fault = spec.ends_with(":eio") ? FaultyDisk::Fault::error : FaultyDisk::Fault::crash;
+  return std::make_unique<OwningFaultyDisk>(std::move(real), std::atoi(fail_after), fault);
 }
 
 }  // namespace archpatch::store

@@ -108,10 +108,14 @@ class InjectedCrash : public Fatal {
 };
 
 // Wraps a Disk and "crashes" at the write after the first `allowed_writes` ones. A failing
-// Replace first leaves a half-written temporary file, as a real crash mid-write would.
+// Replace first leaves a half-written temporary file, as a real crash mid-write would. With
+// Fault::error that one write fails with EIO instead (a full disk, a dying drive) and the
+// process goes on; later writes succeed.
 class FaultyDisk : public Disk {
  public:
-  FaultyDisk(Disk& inner, int allowed_writes) : inner_(inner), allowed_(allowed_writes) {}
+  enum class Fault { crash, error };
+  FaultyDisk(Disk& inner, int allowed_writes, Fault fault = Fault::crash)
+      : inner_(inner), allowed_(allowed_writes), fault_(fault) {}
 
   Result<std::string> Read(const fs::path& path) override { return inner_.Read(path); }
   FileInfo Stat(const fs::path& path) override { return inner_.Stat(path); }
@@ -122,14 +126,17 @@ class FaultyDisk : public Disk {
   Status MakeDirs(const fs::path& path) override;
 
  private:
-  void CountWrite();
+  // Whether this write is the one that fails with EIO (Fault::error); throws for Fault::crash.
+  bool CountWrite();
   Disk& inner_;
   int allowed_;
+  Fault fault_;
   int done_ = 0;
 };
 
 // The Disk the command line uses: RealDisk, wrapped in a FaultyDisk when the environment variable
-// ARCHPATCH_FAIL_AFTER_WRITES=N is set (crash tests of the real binary; read nowhere else).
+// ARCHPATCH_FAIL_AFTER_WRITES=N (a crash) or N:eio (an I/O error) is set (tests of the real
+// binary; read nowhere else).
 std::unique_ptr<Disk> MakeDisk();
 
 }  // namespace archpatch::store

@@ -16,13 +16,25 @@ class EnvLock {
   // lock (status, verify) lets readers run together; writers (apply, revert) are exclusive.
   static Result<EnvLock> Acquire(const std::filesystem::path& site_packages, Mode mode);
 
-  EnvLock(EnvLock&& other) noexcept : fd_(other.fd_) { other.fd_ = -1; }
+  EnvLock(EnvLock&& other) noexcept : fd_(other.fd_), dir_(std::move(other.dir_)), created_(other.created_) {
+    other.fd_ = -1;
+  }
   EnvLock& operator=(EnvLock&&) = delete;
   ~EnvLock();
 
+  // Whether taking the lock created .archpatch/.
+  bool created() const { return created_; }
+  // For a run that wrote nothing after creating .archpatch/ for its lock: removes the lock file
+  // and the folder if nothing else is in it, while still holding the lock. A waiter that held the
+  // removed file open notices (Acquire checks that its file is still the one at the path) and
+  // takes the lock again on a fresh file.
+  void RemoveStateDirIfEmpty();
+
  private:
-  explicit EnvLock(int fd) : fd_(fd) {}
+  EnvLock(int fd, std::filesystem::path dir, bool created) : fd_(fd), dir_(std::move(dir)), created_(created) {}
   int fd_ = -1;
+  std::filesystem::path dir_;
+  bool created_ = false;
 };
 
 }  // namespace archpatch::store

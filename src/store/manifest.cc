@@ -18,7 +18,14 @@ const Entry* Manifest::Find(const std::string& rule) const {
   return nullptr;
 }
 
-json ToJson(const EditRecord& e) { return {{"line", e.line}, {"before", e.before}, {"after", e.after}}; }
+json ToJson(const EditRecord& e) {
+  json j = {{"line", e.line}, {"before", e.before}, {"after", e.after}};
+  if (e.spanned) {
+    j["begin"] = e.begin;
+    j["end"] = e.end;
+  }
+  return j;
+}
 
 json ToJson(const FileRecord& f) {
   json edits = json::array();
@@ -96,6 +103,15 @@ bool FileFromJson(const json& j, FileRecord& f, std::string& why) {
     EditRecord r;
     if (!Get(e, "line", r.line, why) || !Get(e, "before", r.before, why) || !Get(e, "after", r.after, why)) {
       return false;
+    }
+    // Spans are optional (older manifests have none) but must be consistent when present.
+    if (e.contains("begin") || e.contains("end")) {
+      if (!Get(e, "begin", r.begin, why) || !Get(e, "end", r.end, why)) return false;
+      if (r.end < r.begin || r.end - r.begin != r.before.size()) {
+        why = "an edit's 'begin'/'end' do not span its 'before' text";
+        return false;
+      }
+      r.spanned = true;
     }
     f.edits.push_back(std::move(r));
   }

@@ -20,6 +20,11 @@ struct EditRecord {
   int line = 0;  // 1-based, in the original file
   std::string before;
   std::string after;
+  // The bytes [begin, end) of the original the edit replaced. A manifest written before
+  // archpatch recorded spans has none (`spanned` false): readers locate `before` from `line`.
+  bool spanned = false;
+  size_t begin = 0;
+  size_t end = 0;
 };
 
 struct FileRecord {

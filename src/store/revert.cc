@@ -14,8 +14,10 @@ namespace archpatch::store {
 namespace {
 
 void Must(const Status& s, std::string_view during) {
-  if (!s) throw Fatal(fmt::format("{} failed: {}; the next 'archpatch revert' completes the revert",
-                                  during, s.error().message));
+  if (!s) {
+    throw TransactionError(fmt::format("{} failed: {}", during, s.error().message),
+                           "the next 'archpatch revert' completes the revert");
+  }
 }
 
 template <typename T>

@@ -16,9 +16,10 @@ namespace {
 // Unwraps a Status inside a transaction: an I/O failure there is fatal (the journal lets the
 // next run roll back), so it becomes an exception rather than a half-handled value.
 void Must(const Status& s, std::string_view during) {
-  if (!s) throw Fatal(fmt::format("{} failed: {}; the next 'archpatch apply' or 'archpatch revert' "
-                                  "rolls back what was done",
-                                  during, s.error().message));
+  if (!s) {
+    throw TransactionError(fmt::format("{} failed: {}", during, s.error().message),
+                           "the next 'archpatch apply' or 'archpatch revert' rolls back what was done");
+  }
 }
 
 template <typename T>

@@ -25,6 +25,18 @@
 
 namespace archpatch::store {
 
+// An I/O failure in the middle of a transaction: what failed (`cause`), with the advice that the
+// journal lets the next run roll back. The caller may roll back at once (apply/transact.h).
+class TransactionError : public Fatal {
+ public:
+  TransactionError(const std::string& cause, const std::string& advice)
+      : Fatal(cause + "; " + advice), cause_(cause) {}
+  const std::string& cause() const { return cause_; }
+
+ private:
+  std::string cause_;
+};
+
 // One file's new bytes, as planned.
 struct FileChange {
   std::string path;             // relative to site-packages

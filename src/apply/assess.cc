@@ -1,10 +1,9 @@
-#include "hazard/assess.h"
+#include "apply/assess.h"
 
 #include <algorithm>
 #include <filesystem>
-#include <fstream>
-#include <optional>
 #include <map>
+#include <optional>
 #include <regex>
 #include <set>
 #include <sstream>
@@ -19,20 +18,13 @@
 #include "hazard/source.h"
 #include "scan/scan.h"
 
-namespace archpatch::hazard {
+namespace archpatch::apply {
 namespace {
 
 namespace fs = std::filesystem;
+using namespace hazard;  // the analysis of bytes and spans: branches, classification, kernels
 
 constexpr size_t kMaxIndexedFiles = 50000;  // a package bigger than this is not searched for sources
-
-std::optional<std::string> ReadFile(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  if (!in) return std::nullopt;
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
 
 std::vector<arch::Arch> Targets(const plan::RulePlan& rule) {
   std::vector<arch::Arch> out;
@@ -110,7 +102,7 @@ std::string EnclosingDef(const std::string& py, int line) {
 
 // The CUDA files a Python JIT file builds: the sources it names and, transitively, the quoted
 // #includes of those found in the same package.
-std::vector<std::string> ReachableSources(const fs::path& root, const std::string& py_path,
+std::vector<std::string> ReachableSources(Snapshot& snapshot, const fs::path& root, const std::string& py_path,
                                          const std::string& py_text) {
   static const std::regex kNamed(R"re(["']([^"'\s]+\.(?:cu|cuh|cpp|cc|h|hpp|inl))["'])re");
   static const std::regex kInclude(R"re(#\s*include\s*"([^"]+)")re");
@@ -125,7 +117,7 @@ std::vector<std::string> ReachableSources(const fs::path& root, const std::strin
     queue.pop_back();
     if (std::find(seen.begin(), seen.end(), p) != seen.end()) continue;
     seen.push_back(p);
-    if (std::optional<std::string> text = ReadFile(root / p)) {
+    if (Result<std::string> text = snapshot.Read(root / p)) {
       for (const std::string& inc : Matches(*text, kInclude)) {
         for (const std::string& q : index.Find(inc)) queue.push_back(q);
       }
@@ -133,18 +125,6 @@ std::vector<std::string> ReachableSources(const fs::path& root, const std::strin
   }
   std::sort(seen.begin(), seen.end());
   return seen;
-}
-
-// The bytes of `path` after the plan: its planned edits applied, or as on disk.
-std::optional<std::string> AfterPlan(const plan::EditPlan& p, const fs::path& root, const std::string& path) {
-  std::optional<std::string> text = ReadFile(root / path);
-  if (!text) return text;
-  for (const plan::RulePlan& rule : p.rules) {
-    for (const plan::FilePlan& f : rule.files) {
-      if (fs::path(rule.root) == root && f.path == path) return plan::ApplyEdits(*text, f);
-    }
-  }
-  return text;
 }
 
 Finding GateFinding(const plan::RulePlan& rule, const plan::TextEdit& e, const std::string& path,
@@ -189,34 +169,45 @@ void AssessCudaEdit(const plan::RulePlan& rule, const plan::FilePlan& file, cons
   out.edits.push_back(std::move(a));
 }
 
-void AssessCudaFile(const plan::RulePlan& rule, const plan::FilePlan& file, const cuda::MacroEnv& env,
-                    PlanAssessment& out) {
-  std::optional<std::string> original = ReadFile(fs::path(rule.root) / file.path);
-  if (!original) {
-    out.notes.push_back(fmt::format("{}: cannot read it to check the edit", file.path));
-    return;
-  }
-  const std::string after = plan::ApplyEdits(*original, file);
-  Result<ParsedSource> parse = Parse(file.path, *original);
+// Assesses each edit, and records the file's blast radius as the manifest keeps it: the whole
+// file's arches, and each edit's (the same figure the edit's assessment shows).
+void AssessCudaFile(const StagedFile& staged, const cuda::MacroEnv& env, PlanAssessment& out) {
+  const plan::RulePlan& rule = *staged.rule;
+  const plan::FilePlan& file = *staged.file;
+  const std::string& original = staged.before;
+  const size_t first = out.edits.size();
+  Result<ParsedSource> parse = Parse(file.path, original);
   if (!parse) {
     out.notes.push_back(parse.error().str());
-    return;
+  } else {
+    const std::vector<Branch> branches = FindBranches(original, parse->tokens, {}, env);
+    for (const plan::TextEdit& e : file.edits) {
+      AssessCudaEdit(rule, file, e, original, staged.after, *parse, branches, env, out);
+    }
   }
-  const std::vector<Branch> branches = FindBranches(*original, parse->tokens, {}, env);
-  for (const plan::TextEdit& e : file.edits) {
-    AssessCudaEdit(rule, file, e, *original, after, *parse, branches, env, out);
+  nlohmann::json radius;
+  radius["arches"] = ArchNames(FileBlastRadius(file.path, original, staged.after, env));
+  radius["edits"] = nlohmann::json::array();
+  for (size_t i = 0; i < file.edits.size(); ++i) {
+    const plan::TextEdit& e = file.edits[i];
+    radius["edits"].push_back(
+        {{"line", e.line},
+         {"arches", parse ? out.edits[first + i].radius
+                          : ArchNames(FileBlastRadius(file.path, original, staged.after, env, arch::AllArches(),
+                                                      e.begin, e.end))}});
   }
+  out.radius.push_back({rule.rule_id, file.path, std::move(radius)});
 }
 
 // Kernels the widened Python gate makes reachable on a target that still compile empty there.
-void AssessPythonFile(const plan::EditPlan& p, const plan::RulePlan& rule, const plan::FilePlan& file,
+void AssessPythonFile(const StagedPlan& staged_plan, Snapshot& snapshot, const StagedFile& staged,
                       const cuda::MacroEnv& env, std::set<std::string>& reported, PlanAssessment& out) {
+  const plan::RulePlan& rule = *staged.rule;
+  const plan::FilePlan& file = *staged.file;
   const fs::path root = rule.root;
-  std::optional<std::string> py = ReadFile(root / file.path);
-  if (!py) return;
   std::string scopes;
-  for (const plan::TextEdit& e : file.edits) scopes += EnclosingDef(*py, e.line);
-  const std::vector<std::string> sources = ReachableSources(root, file.path, scopes);
+  for (const plan::TextEdit& e : file.edits) scopes += EnclosingDef(staged.before, e.line);
+  const std::vector<std::string> sources = ReachableSources(snapshot, root, file.path, scopes);
   if (sources.empty()) {
     out.notes.push_back(fmt::format("{}: names no CUDA source found in the package; kernels it builds were not "
                                     "checked for empty bodies", file.path));
@@ -224,7 +215,7 @@ void AssessPythonFile(const plan::EditPlan& p, const plan::RulePlan& rule, const
   }
   for (const arch::Arch& target : Targets(rule)) {
     for (const std::string& src : sources) {
-      std::optional<std::string> text = AfterPlan(p, root, src);
+      Result<std::string> text = staged_plan.After(snapshot, root / src);
       if (!text || text->find("__global__") == std::string::npos) continue;
       CheckOptions o;
       o.target = target;
@@ -254,35 +245,25 @@ bool PlanAssessment::Refuses() const {
   return std::any_of(findings.begin(), findings.end(), [](const Finding& f) { return f.severity == Severity::kError; });
 }
 
-PlanAssessment AssessPlan(const plan::EditPlan& p, const cuda::MacroEnv& env) {
+nlohmann::json PlanAssessment::RadiusOf(const plan::RulePlan& rule, const plan::FilePlan& file) const {
+  for (const FileRadius& r : radius) {
+    if (r.rule == rule.rule_id && r.file == file.path) return r.json;
+  }
+  return nullptr;
+}
+
+PlanAssessment AssessPlan(const StagedPlan& staged, Snapshot& snapshot, const cuda::MacroEnv& env) {
   PlanAssessment out;
   std::set<std::string> reported;
-  for (const plan::RulePlan& rule : p.rules) {
-    for (const plan::FilePlan& file : rule.files) {
-      switch (scan::KindOf(file.path)) {
-        case scan::FileKind::kCuda: AssessCudaFile(rule, file, env, out); break;
-        case scan::FileKind::kPython: AssessPythonFile(p, rule, file, env, reported, out); break;
-        case scan::FileKind::kOther: break;
-      }
+  for (const StagedFile& file : staged.files) {
+    switch (scan::KindOf(file.file->path)) {
+      case scan::FileKind::kCuda: AssessCudaFile(file, env, out); break;
+      case scan::FileKind::kPython: AssessPythonFile(staged, snapshot, file, env, reported, out); break;
+      case scan::FileKind::kOther: break;
     }
   }
   SortFindings(out.findings);
   return out;
-}
-
-nlohmann::json BlastRadiusJson(const std::string& path, std::string_view original, const plan::FilePlan& file,
-                               const cuda::MacroEnv& env) {
-  if (scan::KindOf(path) != scan::FileKind::kCuda) return nullptr;
-  const std::string after = plan::ApplyEdits(original, file);
-  nlohmann::json j;
-  j["arches"] = ArchNames(FileBlastRadius(path, original, after, env));
-  j["edits"] = nlohmann::json::array();
-  for (const plan::TextEdit& e : file.edits) {
-    j["edits"].push_back({{"line", e.line},
-                          {"arches", ArchNames(FileBlastRadius(path, original, after, env, arch::AllArches(),
-                                                               e.begin, e.end))}});
-  }
-  return j;
 }
 
 nlohmann::ordered_json ToJson(const PlanAssessment& a) {
@@ -336,24 +317,19 @@ bool PlanProof::ok() const {
   return std::all_of(files.begin(), files.end(), [](const FileProof& f) { return f.ok; });
 }
 
-Result<PlanProof> ProvePlan(const plan::EditPlan& p, const ProofOptions& options) {
+Result<PlanProof> ProvePlan(const StagedPlan& staged, const ProofOptions& options) {
   PlanProof out;
-  for (const plan::RulePlan& rule : p.rules) {
-    const std::vector<arch::Arch> targets = Targets(rule);
-    for (const plan::FilePlan& file : rule.files) {
-      if (scan::KindOf(file.path) != scan::FileKind::kCuda) {
-        out.skipped.push_back(fmt::format("{}: not a CUDA/C++ file; the compiler proof covers CUDA edits", file.path));
-        continue;
-      }
-      std::optional<std::string> before = ReadFile(fs::path(rule.root) / file.path);
-      if (!before) return Error{fmt::format("cannot read '{}' for the proof", file.path), {}};
-      std::vector<ByteSpan> edited;
-      for (const plan::TextEdit& e : file.edits) edited.push_back({e.begin, e.end});
-      const std::string after = plan::ApplyEdits(*before, file);
-      Result<FileProof> proof = ProveEdit(file.path, *before, after, edited, targets, options);
-      if (!proof) return proof.error();
-      out.files.push_back(std::move(*proof));
+  for (const StagedFile& s : staged.files) {
+    const plan::FilePlan& file = *s.file;
+    if (scan::KindOf(file.path) != scan::FileKind::kCuda) {
+      out.skipped.push_back(fmt::format("{}: not a CUDA/C++ file; the compiler proof covers CUDA edits", file.path));
+      continue;
     }
+    std::vector<ByteSpan> edited;
+    for (const plan::TextEdit& e : file.edits) edited.push_back({e.begin, e.end});
+    Result<FileProof> proof = ProveEdit(file.path, s.before, s.after, edited, Targets(*s.rule), options);
+    if (!proof) return proof.error();
+    out.files.push_back(std::move(*proof));
   }
   return out;
 }
@@ -384,4 +360,4 @@ std::vector<std::string> DescribeProof(const PlanProof& proof) {
   return out;
 }
 
-}  // namespace archpatch::hazard
+}  // namespace archpatch::apply

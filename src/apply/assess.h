@@ -1,5 +1,5 @@
 // AssessPlan: the hazard checks of an EditPlan, run by `archpatch apply` before anything is
-// written. For every CUDA gate edit: its blast radius and whether the block it opens is
+// written (moved here from src/hazard, which keeps the analysis of bytes and spans this uses). For every CUDA gate edit: its blast radius and whether the block it opens is
 // widen-safe for the rule's targets. For every Python gate edit: the CUDA sources that Python
 // file builds (named in it, found in the package, with the headers they include) and any kernel
 // in them that would still compile to an empty body on a target after the plan.
@@ -12,13 +12,14 @@
 
 #include <nlohmann/json.hpp>
 
+#include "apply/snapshot.h"
 #include "cuda/macro_env.h"
 #include "hazard/blast_radius.h"
 #include "hazard/proof.h"
 #include "plan/edit_plan.h"
 #include "report/finding.h"
 
-namespace archpatch::hazard {
+namespace archpatch::apply {
 
 struct EditAssessment {
   std::string rule;
@@ -31,23 +32,30 @@ struct EditAssessment {
   std::string reason;               // WidenSentence for people
 };
 
+// The blast radius of one planned CUDA/C++ file, as the manifest records it
+// (store::FileChange::blast_radius): {"arches": [...], "edits": [{"line": N, "arches": [...]}]}.
+struct FileRadius {
+  std::string rule;
+  std::string file;  // as in the plan
+  nlohmann::json json;
+};
+
 struct PlanAssessment {
   std::vector<Finding> findings;  // kinds "widen-unsafe" (error), "widen-unknown" (warning),
                                   // "empty-kernel" (error)
   std::vector<EditAssessment> edits;
+  std::vector<FileRadius> radius;  // one per planned CUDA/C++ file
   std::vector<std::string> notes;  // what could not be checked, in plain words
 
   // Whether apply must refuse without --allow-hazard: any finding of severity error.
   bool Refuses() const;
+  // The blast radius to record for `file` of `rule`: null for a file that is not CUDA/C++.
+  nlohmann::json RadiusOf(const plan::RulePlan& rule, const plan::FilePlan& file) const;
 };
 
-// Reads each planned file from disk (rule root + path), as the plan was made against it.
-PlanAssessment AssessPlan(const plan::EditPlan& plan, const cuda::MacroEnv& env = {});
-
-// The value for store::FileChange::blast_radius of one planned file: {"arches": [...],
-// "edits": [{"line": N, "arches": [...]}]} for a CUDA/C++ file, null for any other file.
-nlohmann::json BlastRadiusJson(const std::string& path, std::string_view original, const plan::FilePlan& file,
-                               const cuda::MacroEnv& env = {});
+// Every planned file's bytes come from `staged` (each rule's own before and after); the CUDA
+// sources a Python edit reaches are read through `snapshot`, as they will be after the plan.
+PlanAssessment AssessPlan(const StagedPlan& staged, Snapshot& snapshot, const cuda::MacroEnv& env = {});
 
 nlohmann::ordered_json ToJson(const PlanAssessment& a);
 
@@ -58,15 +66,15 @@ std::vector<std::string> DescribeAssessment(const PlanAssessment& a);
 // The compiler proof of every CUDA/C++ file of the plan (proof.h), on the bytes before and after
 // the edits, in memory: run it before writing anything and a failed proof changes nothing.
 struct PlanProof {
-  std::vector<FileProof> files;
+  std::vector<hazard::FileProof> files;
   std::vector<std::string> skipped;  // files not proven (not CUDA/C++), in plain words
   bool ok() const;
 };
-Result<PlanProof> ProvePlan(const plan::EditPlan& plan, const ProofOptions& options = {});
+Result<PlanProof> ProvePlan(const StagedPlan& staged, const hazard::ProofOptions& options = {});
 
 nlohmann::ordered_json ToJson(const PlanProof& proof);
 
 // "proof: pkg/x.cuh: proven with nvcc: ..." lines for people.
 std::vector<std::string> DescribeProof(const PlanProof& proof);
 
-}  // namespace archpatch::hazard
+}  // namespace archpatch::apply

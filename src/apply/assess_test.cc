@@ -1,7 +1,10 @@
 // AssessPlan over the fixture tree tests/fixtures/hazard/tree, with plans written by hand the way
 // the planner would make them: the seed case (Python gate widened, CUDA gate not), the fix for it
 // (both widened), and a CUDA edit that opens a tcgen05 block to SM120.
-#include "hazard/assess.h"
+#include "apply/assess.h"
+
+#include "env/digest.h"
+#include "store/disk.h"
 
 #include <cstdlib>
 #include <filesystem>
@@ -10,7 +13,7 @@
 
 #include <gtest/gtest.h>
 
-namespace archpatch::hazard {
+namespace archpatch::apply {
 namespace {
 
 namespace fs = std::filesystem;
@@ -44,7 +47,21 @@ class AssessTest : public ::testing::Test {
     e.line = 1 + static_cast<int>(std::count(text.begin(), text.begin() + at, '\n'));
     e.column = static_cast<int>(at - text.rfind('\n', at - 1));
     e.kind = kind;
-    return plan::FilePlan{path, "", "", {e}};
+    plan::FilePlan file{path, env::Sha256Hex(text), "", {e}};
+    file.sha256_after = env::Sha256Hex(plan::ApplyEdits(text, file));
+    return file;
+  }
+
+  // The plan staged on the fixture tree's bytes, as apply stages it.
+  static PlanAssessment AssessPlan(const plan::EditPlan& p) {
+    store::RealDisk disk;
+    Snapshot snapshot(disk);
+    return apply::AssessPlan(StagePlan(p, snapshot), snapshot);
+  }
+  static Result<PlanProof> ProvePlan(const plan::EditPlan& p, const hazard::ProofOptions& o) {
+    store::RealDisk disk;
+    Snapshot snapshot(disk);
+    return apply::ProvePlan(StagePlan(p, snapshot), o);
   }
 
   static plan::EditPlan Plan(std::vector<plan::FilePlan> files) {
@@ -123,23 +140,24 @@ TEST_F(AssessTest, AnUnknownBlockWarnsButDoesNotRefuse) {
   EXPECT_FALSE(a.Refuses());
 }
 
-TEST_F(AssessTest, BlastRadiusJsonIsNullForPythonAndListsArchesForCuda) {
-  plan::FilePlan cuda = CudaWidened();
-  nlohmann::json j = BlastRadiusJson(cuda.path, Read(kTree / cuda.path), cuda);
+TEST_F(AssessTest, TheRecordedBlastRadiusIsNullForPythonAndListsArchesForCuda) {
+  const plan::EditPlan p = Plan({CudaWidened(), PythonWidened()});
+  PlanAssessment a = AssessPlan(p);
+  nlohmann::json j = a.RadiusOf(p.rules[0], p.rules[0].files[0]);
   EXPECT_EQ(j["arches"].size(), 6u);
   EXPECT_EQ(j["edits"][0]["line"], 12);
-  EXPECT_TRUE(BlastRadiusJson("pkg/jit/comm.py", Read(kTree / "pkg/jit/comm.py"), PythonWidened()).is_null());
+  EXPECT_TRUE(a.RadiusOf(p.rules[0], p.rules[0].files[1]).is_null());
 }
 
 }  // namespace
-}  // namespace archpatch::hazard
+}  // namespace archpatch::apply
 
-namespace archpatch::hazard {
+namespace archpatch::apply {
 namespace {
 
-ProofOptions FewArches() {
-  ProofOptions o;
-  o.engine = ProofEngine::kLibclang;
+hazard::ProofOptions FewArches() {
+  hazard::ProofOptions o;
+  o.engine = hazard::ProofEngine::kLibclang;
   o.arches.clear();
   for (const char* a : {"sm_75", "sm_90", "sm_100a", "sm_120", "sm_121"}) o.arches.push_back(*arch::ParseArch(a));
   return o;
@@ -171,4 +189,4 @@ TEST_F(AssessTest, ThePlanProofFailsForARewriteThatTurnsOnOlderArches) {
 }
 
 }  // namespace
-}  // namespace archpatch::hazard
+}  // namespace archpatch::apply
