@@ -9,7 +9,6 @@
 #include "cli/hazard_cli.h"
 #include "cli/options.h"
 #include "cli/store_support.h"
-#include "env/digest.h"
 #include "env/safe_path.h"
 #include "rules/loader.h"
 #include "util/input_file.h"
