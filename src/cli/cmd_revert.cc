@@ -100,6 +100,7 @@ int RunRevert(const Context&, const std::vector<std::string>& args) {
     store::StateDir state(*disk, env.site_packages);
     std::vector<std::string> notes;
     store::TransactionOptions options{PycachePrefix(), {}};
+    options.force_recovery = request.force;  // the way out of a rollback that cannot be done whole
     if (!vars.count("no-clear-cache")) {
       options.clear_caches = store::MakeCacheClearer(*disk, LoadCacheKindsOrWarn(), store::ProcessEnv(), &notes);
     }

@@ -9,6 +9,7 @@
 #include "cli/store_support.h"
 #include "env/digest.h"
 #include "store/lock.h"
+#include "store/transaction.h"
 
 namespace archpatch::cli {
 namespace {
@@ -24,22 +25,26 @@ std::string FileState(const store::StateDir& state, const std::string& path, con
   return sha == patched ? "patched" : sha == original ? "original" : "modified";
 }
 
-json HalfDone(const store::StateDir& state, const store::Journal& j) {
+json HalfDone(store::StateDir& state, const store::Journal& j) {
   json files = json::array();
   for (const store::JournalFile& f : j.files) {
     files.push_back({{"path", f.path}, {"state", FileState(state, f.path, f.original_sha256, f.patched_sha256)}});
   }
   return {{"operation", j.operation}, {"transaction", j.transaction}, {"started_at", j.started_at},
-          {"rules", j.rules},         {"files", files}};
+          {"rules", j.rules},         {"files", files},
+          {"problems", store::RecoveryProblems(state, j)}};
 }
 
 void PrintHuman(const json& status) {
   if (!status["half_done"].is_null()) {
     const json& h = status["half_done"];
-    fmt::print("HALF DONE: the {} of {} (transaction {}, started {}) did not finish; the next 'archpatch apply' "
-               "or 'archpatch revert' rolls it back\n",
+    const auto problems = h["problems"].get<std::vector<std::string>>();
+    fmt::print("HALF DONE: the {} of {} (transaction {}, started {}) did not finish; {}\n",
                h["operation"].get<std::string>(), fmt::join(h["rules"].get<std::vector<std::string>>(), ", "),
-               h["transaction"].get<std::string>(), h["started_at"].get<std::string>());
+               h["transaction"].get<std::string>(), h["started_at"].get<std::string>(),
+               problems.empty() ? "the next 'archpatch apply' or 'archpatch revert' rolls it back"
+                                : fmt::format("it cannot be rolled back whole ({}). Way out: {}",
+                                              fmt::join(problems, "; "), store::kRecoveryWayOut));
     for (const json& f : h["files"]) {
       fmt::print("  {:<9} {}\n", f["state"].get<std::string>(), f["path"].get<std::string>());
     }
@@ -79,7 +84,7 @@ int RunStatus(const Context&, const std::vector<std::string>& args) {
   Result<store::Manifest> manifest = state.LoadManifest();
   if (!manifest) throw Fatal(manifest.error().str());
   Result<std::optional<store::Journal>> journal = state.LoadJournal();
-  if (!journal) throw Fatal(journal.error().str());
+  if (!journal) throw Fatal(fmt::format("{}. Way out: {}", journal.error().str(), store::kRecoveryWayOut));
 
   bool drift = journal->has_value();
   json entries = json::array();

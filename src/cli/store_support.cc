@@ -50,12 +50,20 @@ std::optional<std::filesystem::path> PycachePrefix() {
 store::RecoveryOutcome RecoverOrThrow(store::StateDir& state, const store::TransactionOptions& options) {
   Result<store::RecoveryOutcome> r = store::Recover(state, options);
   if (!r) throw Fatal(fmt::format("cannot roll back the half-done transaction: {}", r.error().str()));
-  if (r->found) {
+  if (r->found && r->operation.empty()) {
+    fmt::print(stderr, "archpatch: warning: set aside a damaged journal as .archpatch/journal.json.damaged ({}); "
+               "the files it named may be half patched: 'archpatch verify' lists files that differ from RECORD\n",
+               r->set_aside);
+  } else if (r->found) {
     fmt::print(stderr, "archpatch: note: completed the {} of {} that an earlier run left half done "
                "(transaction {}, started {}): {}\n",
                r->operation, fmt::join(r->rules, ", "), r->transaction, r->started_at,
                r->committed ? "it had committed; only its journal was left"
                             : fmt::format("{} file(s) put back", r->restored.size()));
+    for (const std::string& problem : r->skipped) {
+      fmt::print(stderr, "archpatch: warning: {}; not put back (journal set aside as .archpatch/journal.json.damaged)\n",
+                 problem);
+    }
     for (const std::string& path : r->left) {
       fmt::print(stderr, "archpatch: warning: {}: changed by someone else meanwhile; left as it is\n", path);
     }
@@ -67,7 +75,7 @@ nlohmann::json ToJson(const store::RecoveryOutcome& r) {
   if (!r.found) return nullptr;
   return {{"operation", r.operation}, {"transaction", r.transaction}, {"started_at", r.started_at},
           {"rules", r.rules},         {"committed", r.committed},     {"restored", r.restored},
-          {"left", r.left}};
+          {"left", r.left},           {"skipped", r.skipped},         {"set_aside", r.set_aside}};
 }
 
 std::string HumanBytes(uint64_t bytes) {
