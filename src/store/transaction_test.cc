@@ -156,11 +156,16 @@ TEST(Crash, AfterEveryWriteOfAnApplyRecoveryRestoresTheOriginals) {
   EXPECT_EQ(total, 8);
 }
 
-TEST(Crash, StatusSeesTheHalfDoneApplyInTheJournal) {
-  Fixture f;
-  FaultyDisk faulty(f.disk, 5);  // dies after the first file was replaced
+// An apply that dies after the first file was replaced: one file patched, one not, a journal.
+void CrashAfterTheFirstFile(Fixture& f) {
+  FaultyDisk faulty(f.disk, 5);
   StateDir crashing(faulty, kSite);
   EXPECT_THROW((void)ApplyChanges(crashing, {FlashInferChange()}, {}), InjectedCrash);
+}
+
+TEST(Crash, StatusSeesTheHalfDoneApplyInTheJournal) {
+  Fixture f;
+  CrashAfterTheFirstFile(f);
   StateDir state(f.disk, kSite);
   std::optional<Journal> journal = *state.LoadJournal();
   ASSERT_TRUE(journal.has_value());
@@ -316,9 +321,7 @@ TEST(Revert, ADamagedBackupRefusesTheWholeRevertWithNothingWritten) {
 // Item 3: a rollback that needs a damaged backup is refused whole; forced, it puts back the rest.
 TEST(Crash, ARollbackNeedingADamagedBackupIsRefusedUnlessForced) {
   Fixture f;
-  FaultyDisk faulty(f.disk, 5);  // dies after the first file was replaced
-  StateDir crashing(faulty, kSite);
-  EXPECT_THROW((void)ApplyChanges(crashing, {FlashInferChange()}, {}), InjectedCrash);
+  CrashAfterTheFirstFile(f);
   StateDir state(f.disk, kSite);
   Journal journal = **state.LoadJournal();
   f.disk.AddFile(state.dir() / journal.files[0].backup, "damaged");
