@@ -16,13 +16,16 @@ inline std::filesystem::path StoreFixture(const std::string& relative) {
 
 inline std::string Rule(const std::string& id) { return StoreFixture("rules/" + id + ".yaml").string(); }
 
-// Every file under `root` (symlinks as "-> target"), except archpatch's own state folder.
-inline std::map<std::string, std::string> Snapshot(const std::filesystem::path& root) {
+enum class WithState { no, yes };
+
+// Every file under `root` (symlinks as "-> target"), except archpatch's own state folder unless
+// `state` says yes.
+inline std::map<std::string, std::string> Snapshot(const std::filesystem::path& root, WithState state = WithState::no) {
   std::map<std::string, std::string> files;
   for (auto it = std::filesystem::recursive_directory_iterator(root);
        it != std::filesystem::recursive_directory_iterator(); ++it) {
     std::string rel = std::filesystem::relative(it->path(), root).string();
-    if (rel.starts_with(".archpatch")) {
+    if (state == WithState::no && rel.starts_with(".archpatch")) {
       it.disable_recursion_pending();
       continue;
     }

@@ -75,7 +75,8 @@ RevertReport Revert(store::Disk& disk, Locker& locker, const env::Environment& e
   }
   RevertReport report;
   std::vector<std::string> cache_notes;
-  const store::TransactionOptions transaction = MakeTransactionOptions(disk, options, &cache_notes);
+  store::TransactionOptions transaction = MakeTransactionOptions(disk, options, &cache_notes);
+  transaction.force_recovery = request.force;  // the way out of a rollback that cannot be done whole
   Result<store::RecoveryOutcome> recovered = store::Recover(state, transaction);
   if (!recovered) throw Fatal(fmt::format("cannot roll back the half-done transaction: {}", recovered.error().str()));
   report.recovered = std::move(*recovered);

@@ -1,5 +1,9 @@
 #include "apply/status.h"
 
+#include <fmt/format.h>
+
+#include "store/transaction.h"
+
 namespace archpatch::apply {
 
 bool StatusReport::drift() const {
@@ -17,13 +21,14 @@ StatusReport ReadStatus(store::Disk& disk, Locker& locker, const std::filesystem
   Result<store::Manifest> manifest = state.LoadManifest();
   if (!manifest) throw Fatal(manifest.error().str());
   Result<std::optional<store::Journal>> journal = state.LoadJournal();
-  if (!journal) throw Fatal(journal.error().str());
+  if (!journal) throw Fatal(fmt::format("{}. Way out: {}", journal.error().str(), store::kRecoveryWayOut));
 
   StatusReport report;
   report.site_packages = site_packages;
   if (journal->has_value()) {
-    HalfDone h{**journal, false, {}};
+    HalfDone h{**journal, false, {}, {}};
     for (const store::Entry& e : manifest->entries) h.committed |= e.transaction == h.journal.transaction;
+    if (!h.committed) h.problems = store::RecoveryProblems(state, h.journal);
     for (const store::JournalFile& f : h.journal.files) {
       h.files.push_back({f.path, StateOf(state, f.path, f.original_sha256, f.patched_sha256), f.original_sha256,
                          f.patched_sha256});

@@ -31,6 +31,9 @@ struct HalfDone {
   store::Journal journal;
   bool committed = false;  // the manifest records it: only the journal was left behind
   std::vector<FileStatus> files;
+  // Why a rollback could not be done whole (a damaged or missing backup, ...): empty when the
+  // next apply or revert rolls it back (store::RecoveryProblems).
+  std::vector<std::string> problems;
 };
 
 struct StatusReport {

@@ -7,6 +7,7 @@
 #include "cli/command.h"
 #include "cli/options.h"
 #include "cli/store_support.h"
+#include "store/transaction.h"
 
 namespace archpatch::cli {
 namespace {
@@ -18,7 +19,7 @@ json HalfDoneJson(const apply::HalfDone& h) {
   for (const apply::FileStatus& f : h.files) files.push_back({{"path", f.path}, {"state", apply::Name(f.state)}});
   return {{"operation", h.journal.operation}, {"transaction", h.journal.transaction},
           {"started_at", h.journal.started_at}, {"rules", h.journal.rules},
-          {"committed", h.committed}, {"files", files}};
+          {"committed", h.committed}, {"files", files}, {"problems", h.problems}};
 }
 
 json StatusJson(const apply::StatusReport& report) {
@@ -46,9 +47,11 @@ void PrintHalfDone(const apply::HalfDone& h) {
                "left behind; the next 'archpatch apply' or 'archpatch revert' removes it\n",
                h.journal.operation, fmt::join(h.journal.rules, ", "), h.journal.transaction, h.journal.started_at);
   } else {
-    fmt::print("HALF DONE: the {} of {} (transaction {}, started {}) did not finish; the next 'archpatch apply' "
-               "or 'archpatch revert' rolls it back\n",
-               h.journal.operation, fmt::join(h.journal.rules, ", "), h.journal.transaction, h.journal.started_at);
+    fmt::print("HALF DONE: the {} of {} (transaction {}, started {}) did not finish; {}\n", h.journal.operation,
+               fmt::join(h.journal.rules, ", "), h.journal.transaction, h.journal.started_at,
+               h.problems.empty() ? "the next 'archpatch apply' or 'archpatch revert' rolls it back"
+                                  : fmt::format("it cannot be rolled back whole ({}). Way out: {}",
+                                                fmt::join(h.problems, "; "), store::kRecoveryWayOut));
   }
   for (const apply::FileStatus& f : h.files) fmt::print("  {:<9} {}\n", apply::Name(f.state), f.path);
 }

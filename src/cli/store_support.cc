@@ -26,11 +26,21 @@ env::Environment DiscoverEnvironment(const po::variables_map& vars) {
 
 void PrintRecovery(const store::RecoveryOutcome& r) {
   if (!r.found) return;
+  if (r.operation.empty()) {  // a journal that did not parse, set aside by revert --force
+    fmt::print(stderr, "archpatch: warning: set aside a damaged journal as .archpatch/journal.json.damaged ({}); "
+               "the files it named may be half patched: 'archpatch verify' lists files that differ from RECORD\n",
+               r.set_aside);
+    return;
+  }
   fmt::print(stderr, "archpatch: note: completed the {} of {} that an earlier run left half done "
              "(transaction {}, started {}): {}\n",
              r.operation, fmt::join(r.rules, ", "), r.transaction, r.started_at,
              r.committed ? "it had committed; only its journal was left"
                          : fmt::format("{} file(s) put back", r.restored.size()));
+  for (const std::string& problem : r.skipped) {
+    fmt::print(stderr, "archpatch: warning: {}; not put back (journal set aside as .archpatch/journal.json.damaged)\n",
+               problem);
+  }
   for (const std::string& path : r.left) {
     fmt::print(stderr, "archpatch: warning: {}: changed by someone else meanwhile; left as it is\n", path);
   }
@@ -40,7 +50,7 @@ nlohmann::json ToJson(const store::RecoveryOutcome& r) {
   if (!r.found) return nullptr;
   return {{"operation", r.operation}, {"transaction", r.transaction}, {"started_at", r.started_at},
           {"rules", r.rules},         {"committed", r.committed},     {"restored", r.restored},
-          {"left", r.left}};
+          {"left", r.left},           {"skipped", r.skipped},         {"set_aside", r.set_aside}};
 }
 
 nlohmann::json ToJson(const std::vector<store::CacheRecord>& caches) {

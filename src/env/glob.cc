@@ -170,7 +170,7 @@ Result<std::vector<std::string>> GlobInside(const fs::path& root, std::string_vi
     }
     if (!crosses && it.depth() + 1 >= below_prefix) it.disable_recursion_pending();
     const std::string name = it->path().filename().string();
-    if (it->is_directory() && name == ".archpatch") {
+    if (it->is_directory() && IsStateDirName(name)) {
       it.disable_recursion_pending();
       continue;
     }

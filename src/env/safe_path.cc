@@ -3,6 +3,7 @@
 #include <sys/stat.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cerrno>
 #include <climits>
 #include <cstdlib>
@@ -35,13 +36,15 @@ Result<std::string> RealPath(const fs::path& path) {
   return std::string(buffer);
 }
 
-bool IsInside(const std::string& path, const std::string& root) {
-  if (path == root) return true;
-  const std::string prefix = root == "/" ? root : root + "/";
-  return path.compare(0, prefix.size(), prefix) == 0;
-}
-
 }  // namespace
+
+bool IsStateDirName(std::string_view component) {
+  if (component.size() != kStateDirName.size()) return false;
+  for (size_t i = 0; i < component.size(); ++i) {
+    if (std::tolower(static_cast<unsigned char>(component[i])) != kStateDirName[i]) return false;
+  }
+  return true;
+}
 
 Status CheckRelativePath(std::string_view relative) {
   if (relative.empty()) return Error{"empty path", {}};
@@ -53,36 +56,42 @@ Status CheckRelativePath(std::string_view relative) {
     if (part == "..") {
       return Error{fmt::format("'{}' contains '..'; paths must stay inside site-packages", relative), {}};
     }
+    if (IsStateDirName(part)) {
+      return Error{fmt::format("'{}' is inside archpatch's state folder '{}'; no rule, plan or state "
+                               "entry may edit it", relative, kStateDirName), {}};
+    }
   }
   return Ok{};
 }
 
-Result<fs::path> ResolveInside(const fs::path& root, std::string_view relative) {
+Result<fs::path> CheckInside(const fs::path& root, std::string_view relative, const LstatFunction& lstat) {
   if (Status safe = CheckRelativePath(relative); !safe) return safe.error();
-  Result<std::string> real_root = RealPath(root);
-  if (!real_root) return real_root.error();
-  fs::path current = *real_root;
-  const std::vector<std::string_view> parts = SplitPath(relative);
-  for (size_t i = 0; i < parts.size(); ++i) {
-    fs::path next = current / std::string(parts[i]);
-    struct stat st;
-    if (lstat(next.c_str(), &st) != 0) {
-      // The rest does not exist yet: nothing on disk can lead it out of the root.
-      for (size_t k = i + 1; k < parts.size(); ++k) next /= std::string(parts[k]);
-      return next;
+  fs::path current = root;
+  bool exists = true;
+  for (std::string_view part : SplitPath(relative)) {
+    current /= std::string(part);
+    if (!exists) continue;  // below a missing folder nothing can be a symlink
+    EntryKind kind = lstat(current);
+    if (kind == EntryKind::missing) exists = false;
+    if (kind == EntryKind::symlink) {
+      return Error{fmt::format("'{}': '{}' is a symlink; archpatch never follows symlinks below '{}'",
+                               relative, current.lexically_relative(root).generic_string(),
+                               root.string()), {}};
     }
-    if (S_ISLNK(st.st_mode)) {
-      Result<std::string> target = RealPath(next);
-      if (!target) return target.error();
-      if (!IsInside(*target, *real_root)) {
-        return Error{fmt::format("'{}' is a symlink leading out of '{}' (to '{}')", relative,
-                                 root.string(), *target), {}};
-      }
-      next = *target;
-    }
-    current = next;
   }
   return current;
+}
+
+Result<fs::path> ResolveInside(const fs::path& root, std::string_view relative) {
+  Result<std::string> real_root = RealPath(root);
+  if (!real_root) return real_root.error();
+  return CheckInside(*real_root, relative, [](const fs::path& p) {
+    struct stat st;
+    if (lstat(p.c_str(), &st) != 0) return EntryKind::missing;
+    if (S_ISLNK(st.st_mode)) return EntryKind::symlink;
+    if (S_ISDIR(st.st_mode)) return EntryKind::directory;
+    return S_ISREG(st.st_mode) ? EntryKind::file : EntryKind::other;
+  });
 }
 
 }  // namespace archpatch::env

@@ -1,57 +1,14 @@
+// Disk's temporary names, the in-memory FakeDisk, FaultyDisk and MakeDisk (RealDisk: real_disk.cc).
 #include "store/disk.h"
 
-#include <dirent.h>
-#include <fcntl.h>
-#include <sys/stat.h>
-#include <unistd.h>
-
 #include <algorithm>
-#include <cerrno>
+#include <climits>
+#include <csignal>
 #include <cstdlib>
-#include <cstring>
 
 #include <fmt/format.h>
 
 namespace archpatch::store {
-namespace {
-
-Error Errno(std::string_view what, const fs::path& path) {
-  return Error{fmt::format("cannot {} '{}': {}", what, path.string(), std::strerror(errno)), {}};
-}
-
-// Closes a file descriptor when it goes out of scope.
-struct Fd {
-  int fd = -1;
-  explicit Fd(int f) : fd(f) {}
-  ~Fd() {
-    if (fd >= 0) close(fd);
-  }
-};
-
-bool WriteAll(int fd, std::string_view bytes) {
-  while (!bytes.empty()) {
-    ssize_t n = write(fd, bytes.data(), bytes.size());
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) return false;
-    bytes.remove_prefix(static_cast<size_t>(n));
-  }
-  return true;
-}
-
-Status FsyncDir(const fs::path& dir) {
-  Fd fd(open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
-  if (fd.fd < 0 || fsync(fd.fd) != 0) return Errno("fsync directory", dir);
-  return Ok{};
-}
-
-FileKind KindOf(mode_t mode) {
-  if (S_ISREG(mode)) return FileKind::file;
-  if (S_ISDIR(mode)) return FileKind::dir;
-  if (S_ISLNK(mode)) return FileKind::symlink;
-  return FileKind::other;
-}
-
-}  // namespace
 
 fs::path TempPathFor(const fs::path& path) {
   return path.parent_path() / ("." + path.filename().string() + ".archpatch-tmp");
@@ -59,88 +16,6 @@ fs::path TempPathFor(const fs::path& path) {
 
 bool IsTempName(std::string_view name) {
   return name.size() > 1 && name[0] == '.' && name.ends_with(".archpatch-tmp");
-}
-
-Result<std::string> RealDisk::Read(const fs::path& path) {
-  Fd fd(open(path.c_str(), O_RDONLY | O_CLOEXEC));
-  if (fd.fd < 0) return Errno("read", path);
-  std::string bytes;
-  char buffer[1 << 16];
-  for (;;) {
-    ssize_t n = read(fd.fd, buffer, sizeof buffer);
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) return Errno("read", path);
-    if (n == 0) break;
-    bytes.append(buffer, static_cast<size_t>(n));
-  }
-  return bytes;
-}
-
-FileInfo RealDisk::Stat(const fs::path& path) {
-  struct stat st;
-  if (lstat(path.c_str(), &st) != 0) return FileInfo{};
-  return FileInfo{KindOf(st.st_mode),
-                  static_cast<uint32_t>(st.st_mode & 07777),
-                  st.st_uid,
-                  st.st_gid,
-                  static_cast<uint64_t>(st.st_nlink),
-                  static_cast<uint64_t>(st.st_size),
-                  int64_t{st.st_mtim.tv_sec} * 1000000000 + st.st_mtim.tv_nsec};
-}
-
-Result<std::vector<std::string>> RealDisk::List(const fs::path& dir) {
-  DIR* d = opendir(dir.c_str());
-  if (!d) return Errno("list", dir);
-  std::vector<std::string> names;
-  while (dirent* e = readdir(d)) {
-    std::string_view name = e->d_name;
-    if (name != "." && name != "..") names.emplace_back(name);
-  }
-  closedir(d);
-  std::sort(names.begin(), names.end());
-  return names;
-}
-
-Status RealDisk::Replace(const fs::path& path, std::string_view bytes) {
-  FileInfo old = Stat(path);
-  fs::path temp = TempPathFor(path);
-  unlink(temp.c_str());  // a leftover of an earlier crash
-  Fd fd(open(temp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600));
-  if (fd.fd < 0) return Errno("create", temp);
-  auto fail = [&](std::string_view what) {
-    Error e = Errno(what, temp);
-    unlink(temp.c_str());
-    return e;
-  };
-  if (!WriteAll(fd.fd, bytes)) return fail("write");
-  // Owner first: chown clears set-user-ID bits, which fchmod then restores.
-  if (old.kind == FileKind::file && fchown(fd.fd, old.uid, old.gid) != 0) {
-    struct stat st;
-    if (fstat(fd.fd, &st) != 0 || st.st_uid != old.uid || st.st_gid != old.gid) {
-      return fail("keep the owner of");
-    }
-  }
-  if (fchmod(fd.fd, old.kind == FileKind::file ? old.mode : 0644) != 0) return fail("chmod");
-  if (fsync(fd.fd) != 0) return fail("fsync");
-  if (rename(temp.c_str(), path.c_str()) != 0) return fail("rename");
-  return FsyncDir(path.parent_path());
-}
-
-Status RealDisk::Remove(const fs::path& path) {
-  if (unlink(path.c_str()) != 0 && errno != ENOENT) return Errno("remove", path);
-  return Ok{};
-}
-
-Status RealDisk::RemoveDir(const fs::path& path) {
-  if (rmdir(path.c_str()) != 0 && errno != ENOENT) return Errno("remove directory", path);
-  return Ok{};
-}
-
-Status RealDisk::MakeDirs(const fs::path& path) {
-  std::error_code ec;
-  fs::create_directories(path, ec);
-  if (ec) return Error{fmt::format("cannot create '{}': {}", path.string(), ec.message()), {}};
-  return Ok{};
 }
 
 // --- FakeDisk ---
@@ -173,7 +48,7 @@ FileInfo FakeDisk::Stat(const fs::path& path) {
   auto it = nodes_.find(path);
   if (it == nodes_.end()) return FileInfo{};
   const Node& n = it->second;
-  return FileInfo{n.kind, n.mode, 0, 0, n.nlink, n.bytes.size(), 0};
+  return FileInfo{n.kind, n.mode, 0, 0, n.nlink, n.bytes.size(), n.mtime_ns};
 }
 
 Result<std::vector<std::string>> FakeDisk::List(const fs::path& dir) {
@@ -188,7 +63,7 @@ Result<std::vector<std::string>> FakeDisk::List(const fs::path& dir) {
   return names;
 }
 
-Status FakeDisk::Replace(const fs::path& path, std::string_view bytes) {
+Status FakeDisk::Replace(const fs::path& path, std::string_view bytes, const ReplaceOptions& options) {
   ++writes_;
   auto it = nodes_.find(path.parent_path());
   if (it == nodes_.end() || it->second.kind != FileKind::dir) {
@@ -196,7 +71,7 @@ Status FakeDisk::Replace(const fs::path& path, std::string_view bytes) {
   }
   auto old = nodes_.find(path);
   uint32_t mode = old != nodes_.end() && old->second.kind == FileKind::file ? old->second.mode : 0644;
-  nodes_[path] = Node{FileKind::file, std::string(bytes), mode, 1};
+  nodes_[path] = Node{FileKind::file, std::string(bytes), mode, 1, options.mtime_ns.value_or(++clock_)};
   return Ok{};
 }
 
@@ -227,6 +102,7 @@ std::string InjectedCrash::Message(int after) {
 }
 
 bool FaultyDisk::CountWrite() {
+  if (done_ == stop_before_) raise(SIGSTOP);
   if (fault_ == Fault::crash && done_ >= allowed_) throw InjectedCrash(allowed_);
   return done_++ == allowed_;
 }
@@ -240,13 +116,13 @@ Error InjectedError(const fs::path& path) {
 
 }  // namespace
 
-Status FaultyDisk::Replace(const fs::path& path, std::string_view bytes) {
+Status FaultyDisk::Replace(const fs::path& path, std::string_view bytes, const ReplaceOptions& options) {
   if (fault_ == Fault::crash && done_ >= allowed_) {
     // Die mid-write: the temporary file holds half the bytes, the target is untouched.
     (void)inner_.Replace(TempPathFor(path), bytes.substr(0, bytes.size() / 2));
   }
   if (CountWrite()) return InjectedError(path);
-  return inner_.Replace(path, bytes);
+  return inner_.Replace(path, bytes, options);
 }
 
 Status FaultyDisk::Remove(const fs::path& path) {
@@ -268,8 +144,8 @@ namespace {
 
 class OwningFaultyDisk : public FaultyDisk {
  public:
-  OwningFaultyDisk(std::unique_ptr<Disk> inner, int allowed, Fault fault)
-      : FaultyDisk(*inner, allowed, fault), owned_(std::move(inner)) {}
+  OwningFaultyDisk(std::unique_ptr<Disk> inner, int allowed, Fault fault, int stop_before)
+      : FaultyDisk(*inner, allowed, fault, stop_before), owned_(std::move(inner)) {}
 
  private:
   std::unique_ptr<Disk> owned_;
@@ -280,10 +156,13 @@ class OwningFaultyDisk : public FaultyDisk {
 std::unique_ptr<Disk> MakeDisk() {
   auto real = std::make_unique<RealDisk>();
   const char* fail_after = std::getenv("ARCHPATCH_FAIL_AFTER_WRITES");
-  if (!fail_after || !*fail_after) return real;
-  const std::string_view spec = fail_after;
+  const char* stop_before = std::getenv("ARCHPATCH_STOP_BEFORE_WRITE");
+  const bool fail = fail_after && *fail_after, stop = stop_before && *stop_before;
+  if (!fail && !stop) return real;
+  const std::string_view spec = fail ? fail_after : "";
   const FaultyDisk::Fault fault = spec.ends_with(":eio") ? FaultyDisk::Fault::error : FaultyDisk::Fault::crash;
-  return std::make_unique<OwningFaultyDisk>(std::move(real), std::atoi(fail_after), fault);
+  return std::make_unique<OwningFaultyDisk>(std::move(real), fail ? std::atoi(fail_after) : INT_MAX, fault,
+                                            stop ? std::atoi(stop_before) : -1);
 }
 
 }  // namespace archpatch::store

@@ -7,10 +7,12 @@
 #include <filesystem>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "store/beneath.h"
 #include "util/result.h"
 
 namespace archpatch::store {
@@ -33,9 +35,20 @@ struct FileInfo {
   bool writable_by_mode() const { return (mode & 0222) != 0; }
 };
 
+// How Replace writes: the modification time to give the new file (revert restores the
+// original's); empty: the time of the write.
+struct ReplaceOptions {
+  std::optional<int64_t> mtime_ns;
+};
+
 class Disk {
  public:
   virtual ~Disk() = default;
+
+  // Every path below `root` is from now on opened without following a symlink at any component
+  // (StateDir calls it with its site-packages folder). Only the real Disk needs it: the fake has
+  // no symlinks to follow.
+  virtual void ConfineBelow(const fs::path& root) { (void)root; }
 
   virtual Result<std::string> Read(const fs::path& path) = 0;
   virtual FileInfo Stat(const fs::path& path) = 0;
@@ -43,10 +56,12 @@ class Disk {
   virtual Result<std::vector<std::string>> List(const fs::path& dir) = 0;
 
   // The writes. Replace is atomic: a temporary file beside `path` gets the bytes, the old file's
-  // mode and owner (0644 for a new file), is fsynced and renamed over `path`, and the directory is
-  // fsynced; a reader sees the old bytes or the new ones, never a mix. Renaming also breaks a
-  // hard link: the other names keep the old bytes.
-  virtual Status Replace(const fs::path& path, std::string_view bytes) = 0;
+  // mode, owner and extended attributes (user.*, security.* where permitted, ACLs; 0644 for a
+  // new file), is fsynced and renamed over `path`, and the directory is fsynced; a reader sees
+  // the old bytes or the new ones, never a mix. Renaming also breaks a hard link: the other
+  // names keep the old bytes. A symlink at `path` is replaced, never written through.
+  virtual Status Replace(const fs::path& path, std::string_view bytes, const ReplaceOptions& options) = 0;
+  Status Replace(const fs::path& path, std::string_view bytes) { return Replace(path, bytes, {}); }
   // Removes a file or a symlink (never what it points to); a missing path is fine.
   virtual Status Remove(const fs::path& path) = 0;
   // Removes an empty directory.
@@ -58,16 +73,35 @@ class Disk {
 fs::path TempPathFor(const fs::path& path);
 bool IsTempName(std::string_view name);
 
-// The real filesystem, through POSIX calls.
+// The real filesystem, through POSIX calls (real_disk.cc). Below the root it is confined to,
+// every component is opened with O_NOFOLLOW from the root's descriptor down (store/beneath.h) and
+// each operation works on the file's directory descriptor: a symlink met on the way is an error
+// (Stat reports FileKind::symlink), and a folder swapped for a symlink after a check cannot
+// redirect a write. Read refuses anything but a regular file (a FIFO would hang).
 class RealDisk : public Disk {
  public:
+  RealDisk() = default;
+  explicit RealDisk(const fs::path& root) { ConfineBelow(root); }
+
+  void ConfineBelow(const fs::path& root) override;
   Result<std::string> Read(const fs::path& path) override;
   FileInfo Stat(const fs::path& path) override;
   Result<std::vector<std::string>> List(const fs::path& dir) override;
-  Status Replace(const fs::path& path, std::string_view bytes) override;
+  using Disk::Replace;
+  Status Replace(const fs::path& path, std::string_view bytes, const ReplaceOptions& options) override;
   Status Remove(const fs::path& path) override;
   Status RemoveDir(const fs::path& path) override;
   Status MakeDirs(const fs::path& path) override;
+
+ private:
+  struct Located {
+    UniqueFd dir;      // the directory holding the path's last component
+    std::string name;  // that component
+    int error = 0;     // errno when the directory could not be opened
+    bool below = false;
+  };
+  Located Locate(const fs::path& path, bool create) const;
+  fs::path root_;
 };
 
 // An in-memory filesystem for unit tests: absolute paths to files, directories and symlinks.
@@ -78,6 +112,7 @@ class FakeDisk : public Disk {
     std::string bytes;  // file contents or symlink target
     uint32_t mode = 0644;
     uint64_t nlink = 1;
+    int64_t mtime_ns = 0;
   };
 
   void AddFile(const fs::path& path, std::string bytes, uint32_t mode = 0644);
@@ -88,7 +123,8 @@ class FakeDisk : public Disk {
   Result<std::string> Read(const fs::path& path) override;
   FileInfo Stat(const fs::path& path) override;
   Result<std::vector<std::string>> List(const fs::path& dir) override;
-  Status Replace(const fs::path& path, std::string_view bytes) override;
+  using Disk::Replace;
+  Status Replace(const fs::path& path, std::string_view bytes, const ReplaceOptions& options) override;
   Status Remove(const fs::path& path) override;
   Status RemoveDir(const fs::path& path) override;
   Status MakeDirs(const fs::path& path) override;
@@ -97,6 +133,7 @@ class FakeDisk : public Disk {
   void AddParents(const fs::path& path);
   std::map<fs::path, Node> nodes_;
   int writes_ = 0;
+  int64_t clock_ = 0;  // the fake's clock: each write gets a later mtime
 };
 
 // Thrown by FaultyDisk in place of the write it was told to fail: the test's stand-in for the
@@ -110,17 +147,21 @@ class InjectedCrash : public Fatal {
 // Wraps a Disk and "crashes" at the write after the first `allowed_writes` ones. A failing
 // Replace first leaves a half-written temporary file, as a real crash mid-write would. With
 // Fault::error that one write fails with EIO instead (a full disk, a dying drive) and the
-// process goes on; later writes succeed.
+// process goes on; later writes succeed. With `stop_before` >= 0 the process stops itself
+// (SIGSTOP) before that write, so that a test can change the tree between a check and a write
+// (a real race, made deterministic).
 class FaultyDisk : public Disk {
  public:
   enum class Fault { crash, error };
-  FaultyDisk(Disk& inner, int allowed_writes, Fault fault = Fault::crash)
-      : inner_(inner), allowed_(allowed_writes), fault_(fault) {}
+  FaultyDisk(Disk& inner, int allowed_writes, Fault fault = Fault::crash, int stop_before = -1)
+      : inner_(inner), allowed_(allowed_writes), fault_(fault), stop_before_(stop_before) {}
 
+  void ConfineBelow(const fs::path& root) override { inner_.ConfineBelow(root); }
   Result<std::string> Read(const fs::path& path) override { return inner_.Read(path); }
   FileInfo Stat(const fs::path& path) override { return inner_.Stat(path); }
   Result<std::vector<std::string>> List(const fs::path& dir) override { return inner_.List(dir); }
-  Status Replace(const fs::path& path, std::string_view bytes) override;
+  using Disk::Replace;
+  Status Replace(const fs::path& path, std::string_view bytes, const ReplaceOptions& options) override;
   Status Remove(const fs::path& path) override;
   Status RemoveDir(const fs::path& path) override;
   Status MakeDirs(const fs::path& path) override;
@@ -131,12 +172,14 @@ class FaultyDisk : public Disk {
   Disk& inner_;
   int allowed_;
   Fault fault_;
+  int stop_before_;
   int done_ = 0;
 };
 
 // The Disk the command line uses: RealDisk, wrapped in a FaultyDisk when the environment variable
-// ARCHPATCH_FAIL_AFTER_WRITES=N (a crash) or N:eio (an I/O error) is set (tests of the real
-// binary; read nowhere else).
+// ARCHPATCH_FAIL_AFTER_WRITES=N (a crash) or N:eio (an I/O error), or ARCHPATCH_STOP_BEFORE_WRITE=N
+// (race tests: SIGSTOP before write N, counted from 0) is set (tests of the real binary; read
+// nowhere else).
 std::unique_ptr<Disk> MakeDisk();
 
 }  // namespace archpatch::store

@@ -7,6 +7,8 @@
 
 #include <fmt/format.h>
 
+#include "env/safe_path.h"
+
 namespace archpatch::store {
 
 using nlohmann::json;
@@ -37,6 +39,7 @@ json ToJson(const FileRecord& f) {
             {"links", f.links},
             {"edits", edits}};
   if (!f.blast_radius.is_null()) j["blast_radius"] = f.blast_radius;
+  if (f.original_mtime_ns) j["original_mtime_ns"] = *f.original_mtime_ns;
   return j;
 }
 
@@ -116,6 +119,15 @@ bool FileFromJson(const json& j, FileRecord& f, std::string& why) {
     f.edits.push_back(std::move(r));
   }
   if (j.contains("blast_radius")) f.blast_radius = j["blast_radius"];
+  if (j.contains("original_mtime_ns")) {
+    int64_t mtime = 0;
+    if (!Get(j, "original_mtime_ns", mtime, why)) return false;
+    f.original_mtime_ns = mtime;
+  }
+  if (Status safe = CheckStateRecord(f.path, f.original_sha256, f.patched_sha256, f.backup); !safe) {
+    why = safe.error().message;
+    return false;
+  }
   return true;
 }
 
@@ -146,6 +158,25 @@ bool EntryFields(const json& j, Entry& e, std::string& why) {
 }
 
 }  // namespace
+
+bool IsSha256Hex(const std::string& s) {
+  return s.size() == 64 && s.find_first_not_of("0123456789abcdef") == std::string::npos;
+}
+
+Status CheckStateRecord(const std::string& path, const std::string& original_sha256,
+                        const std::string& patched_sha256, const std::string& backup) {
+  if (Status safe = env::CheckRelativePath(path); !safe) {
+    return Error{fmt::format("file '{}': {}", path, safe.error().message), {}};
+  }
+  // An empty patched hash: a forced revert restoring a file that was missing.
+  if (!IsSha256Hex(original_sha256) || (!patched_sha256.empty() && !IsSha256Hex(patched_sha256))) {
+    return Error{fmt::format("file '{}': a hash is not 64 lower-case hex digits", path), {}};
+  }
+  if (backup != "backups/" + original_sha256) {
+    return Error{fmt::format("file '{}': backup '{}' is not 'backups/<original_sha256>'", path, backup), {}};
+  }
+  return Ok{};
+}
 
 Result<Entry> EntryFromJson(const json& j) {
   Entry e;

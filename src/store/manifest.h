@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -35,6 +36,9 @@ struct FileRecord {
   uint64_t links = 1;  // st_nlink before apply; > 1 means a hard link was broken
   std::vector<EditRecord> edits;
   nlohmann::json blast_radius;  // copied from the plan when it carries one; null otherwise
+  // The original's modification time (ns since the epoch), which revert gives back; absent in
+  // manifests written before it was recorded, and for a file a second rule of one apply edits.
+  std::optional<int64_t> original_mtime_ns;
 };
 
 struct CacheRecord {
@@ -72,7 +76,17 @@ nlohmann::json ToJson(const CacheRecord& c);
 nlohmann::json ToJson(const Entry& e);
 nlohmann::json ToJson(const Manifest& m);
 
-// Strict: a missing key or a wrong type is an error naming `source` and the key.
+// What every file named by the state (a manifest record, a journal entry) must satisfy before
+// anything is read or written for it: the path passes env::CheckRelativePath (the one
+// path-safety policy: relative, no '..', not into .archpatch), both hashes are 64 lower-case hex
+// digits, and the backup is "backups/<original_sha256>" (backups are content-addressed, so a
+// record cannot point at any other file).
+Status CheckStateRecord(const std::string& path, const std::string& original_sha256,
+                        const std::string& patched_sha256, const std::string& backup);
+bool IsSha256Hex(const std::string& s);
+
+// Strict: a missing key, a wrong type or a record failing CheckStateRecord is an error naming
+// `source` and the entry.
 Result<Manifest> ManifestFromJson(const nlohmann::json& j, const std::string& source);
 Result<Entry> EntryFromJson(const nlohmann::json& j);
 

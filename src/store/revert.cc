@@ -77,14 +77,14 @@ RevertItem Classify(const Entry& entry, const RevertRequest& request, Simulated&
   for (const FileRecord& f : entry.files) {
     const std::string& now = sim.Current(f.path);
     if (now == f.patched_sha256) {
-      mine.push_back({f.path, f.original_sha256, f.patched_sha256, f.backup});
+      mine.push_back({f.path, f.original_sha256, f.patched_sha256, f.backup, f.original_mtime_ns});
     } else if (now == f.original_sha256) {
       continue;
     } else if (request.matches_record && request.matches_record(entry, f, now)) {
       upgraded.push_back(f.path);
     } else {
       changed.push_back(f.path);
-      if (request.force) mine.push_back({f.path, f.original_sha256, now, f.backup});
+      if (request.force) mine.push_back({f.path, f.original_sha256, now, f.backup, f.original_mtime_ns});
     }
   }
   if (!changed.empty() && !request.force) {
@@ -114,6 +114,25 @@ RevertItem Classify(const Entry& entry, const RevertRequest& request, Simulated&
   return item;
 }
 
+// Everything the restores will read, checked before the first write: a damaged or missing backup,
+// or a manifest path the path-safety policy refuses, refuses the whole revert.
+void CheckRestores(StateDir& state, const std::vector<JournalFile>& restores) {
+  std::vector<std::string> problems;
+  for (const JournalFile& f : restores) {
+    if (Result<fs::path> path = CheckStatePath(state, f.path); !path) {
+      problems.push_back(fmt::format("{}: {}", state.manifest_path().string(), path.error().str()));
+    } else if (Result<std::string> backup = state.ReadBackup(f.backup, f.original_sha256); !backup) {
+      problems.push_back(fmt::format("{}: {}", f.path, backup.error().message));
+    }
+  }
+  if (problems.empty()) return;
+  throw Fatal(fmt::format("{}; nothing was reverted. archpatch cannot put back a file whose backup is "
+                          "lost: reinstall its package (pip install --force-reinstall --no-deps NAME==VERSION), "
+                          "then revert again: an entry whose files match the package's RECORD again is "
+                          "dropped without writing",
+                          fmt::join(problems, "; ")));
+}
+
 }  // namespace
 
 const char* Name(RevertVerdict v) {
@@ -128,7 +147,7 @@ const char* Name(RevertVerdict v) {
 Result<RevertOutcome> RevertEntries(StateDir& state, const RevertRequest& request,
                                     const TransactionOptions& options) {
   Result<Manifest> manifest = state.LoadManifestForTransaction();
-  if (!manifest) return manifest.error();
+  if (!manifest) throw Fatal(manifest.error().str());  // damaged state: exit 3, as from every command
   Result<std::vector<const Entry*>> selected = Select(*manifest, request);
   if (!selected) return selected.error();
 
@@ -140,12 +159,13 @@ Result<RevertOutcome> RevertEntries(StateDir& state, const RevertRequest& reques
     if (outcome.items.back().verdict != RevertVerdict::refused) journal.rules.push_back(entry->rule);
   }
   if (journal.rules.empty()) return outcome;
+  CheckRestores(state, journal.files);
 
   if (!journal.files.empty()) Must(state.SaveJournal(journal), "writing the journal");
   for (const JournalFile& f : journal.files) {
     fs::path absolute = state.FilePath(f.path);
     std::string original = Must(state.ReadBackup(f.backup, f.original_sha256), "reading a backup");
-    Must(state.disk().Replace(absolute, original), fmt::format("restoring '{}'", f.path));
+    Must(state.disk().Replace(absolute, original, {f.original_mtime_ns}), fmt::format("restoring '{}'", f.path));
     std::string written = Must(state.disk().Read(absolute), "reading back");
     if (Sha256Hex(written) != f.original_sha256) {
       throw Fatal(fmt::format("'{}' does not have its original SHA-256 '{}' after restoring", f.path,

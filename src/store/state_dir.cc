@@ -16,6 +16,7 @@ json ToJson(const Journal& j) {
                      {"original_sha256", f.original_sha256},
                      {"patched_sha256", f.patched_sha256},
                      {"backup", f.backup}});
+    if (f.original_mtime_ns) files.back()["original_mtime_ns"] = *f.original_mtime_ns;
   }
   return {{"format", kManifestFormat},   {"operation", j.operation}, {"transaction", j.transaction},
           {"started_at", j.started_at}, {"rules", j.rules},         {"files", files}};
@@ -29,10 +30,15 @@ Result<Journal> JournalFromJson(const json& j, const std::string& source) {
     journal.started_at = j.at("started_at").get<std::string>();
     journal.rules = j.at("rules").get<std::vector<std::string>>();
     for (const json& f : j.at("files")) {
-      journal.files.push_back(JournalFile{f.at("path").get<std::string>(),
-                                          f.at("original_sha256").get<std::string>(),
-                                          f.at("patched_sha256").get<std::string>(),
-                                          f.at("backup").get<std::string>()});
+      JournalFile file{f.at("path").get<std::string>(), f.at("original_sha256").get<std::string>(),
+                       f.at("patched_sha256").get<std::string>(), f.at("backup").get<std::string>(),
+                       std::nullopt};
+      if (f.contains("original_mtime_ns")) file.original_mtime_ns = f.at("original_mtime_ns").get<int64_t>();
+      if (Status safe = CheckStateRecord(file.path, file.original_sha256, file.patched_sha256, file.backup);
+          !safe) {
+        return Error{fmt::format("{}: {}", source, safe.error().message), {}};
+      }
+      journal.files.push_back(std::move(file));
     }
     if (journal.operation != "apply" && journal.operation != "revert") {
       return Error{fmt::format("{}: unknown operation '{}'", source, journal.operation), {}};
@@ -43,7 +49,9 @@ Result<Journal> JournalFromJson(const json& j, const std::string& source) {
   }
 }
 
-StateDir::StateDir(Disk& disk, fs::path site_packages) : disk_(disk), site_(std::move(site_packages)) {}
+StateDir::StateDir(Disk& disk, fs::path site_packages) : disk_(disk), site_(std::move(site_packages)) {
+  disk_.ConfineBelow(site_);
+}
 
 Status StateDir::Create() {
   if (Exists() && disk_.Stat(dir() / "backups").kind == FileKind::dir) return Ok{};

@@ -11,12 +11,13 @@
 
 #include <nlohmann/json.hpp>
 
+#include "env/safe_path.h"
 #include "store/disk.h"
 #include "store/manifest.h"
 
 namespace archpatch::store {
 
-constexpr const char* kStateDirName = ".archpatch";
+using env::kStateDirName;  // the one name, owned by the path-safety policy
 
 // One file a transaction is changing: enough to put it back without the manifest.
 struct JournalFile {
@@ -24,6 +25,7 @@ struct JournalFile {
   std::string original_sha256;
   std::string patched_sha256;
   std::string backup;
+  std::optional<int64_t> original_mtime_ns;  // given back with the original bytes
 };
 
 // Written (after the backups) before the first file is touched, removed once the manifest

@@ -5,8 +5,10 @@
 #include <set>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <spdlog/spdlog.h>
 
+#include "env/safe_path.h"
 #include "store/hash.h"
 #include "store/pycache.h"
 
@@ -80,15 +82,15 @@ bool RestoreIfStill(StateDir& state, const JournalFile& file, const TransactionO
   Result<std::string> current = state.disk().Read(absolute);
   if (!current || Sha256Hex(*current) != file.patched_sha256) return false;
   std::string original = Must(state.ReadBackup(file.backup, file.original_sha256), "reading a backup");
-  Must(state.disk().Replace(absolute, original), fmt::format("restoring '{}'", file.path));
+  Must(state.disk().Replace(absolute, original, {file.original_mtime_ns}), fmt::format("restoring '{}'", file.path));
   std::vector<fs::path> removed =
       Must(RemoveCachedBytecode(state.disk(), absolute, options.pycache_prefix), "removing bytecode");
   pyc_removed.insert(pyc_removed.end(), removed.begin(), removed.end());
   return true;
 }
 
-void RemoveTempLeftovers(StateDir& state, const Journal& journal) {
-  for (const JournalFile& f : journal.files) {
+void RemoveTempLeftovers(StateDir& state, const std::vector<JournalFile>& files) {
+  for (const JournalFile& f : files) {
     fs::path temp = TempPathFor(state.FilePath(f.path));
     if (state.disk().Stat(temp).exists()) Must(state.disk().Remove(temp), "removing a temporary file");
   }
@@ -107,27 +109,32 @@ void RemoveStateTempLeftovers(StateDir& state) {
 
 }  // namespace
 
+env::EntryKind KindOnDisk(Disk& disk, const fs::path& path) {
+  switch (disk.Stat(path).kind) {
+    case FileKind::missing: return env::EntryKind::missing;
+    case FileKind::file: return env::EntryKind::file;
+    case FileKind::dir: return env::EntryKind::directory;
+    case FileKind::symlink: return env::EntryKind::symlink;
+    case FileKind::other: return env::EntryKind::other;
+  }
+  return env::EntryKind::other;
+}
+
+Result<fs::path> CheckStatePath(StateDir& state, const std::string& relative) {
+  Result<fs::path> inside =
+      env::CheckInside(state.site(), relative, [&](const fs::path& p) { return KindOnDisk(state.disk(), p); });
+  if (!inside) return Refuse(relative, inside.error().message + "; nothing was changed");
+  FileKind kind = state.disk().Stat(*inside).kind;
+  if (kind != FileKind::file && kind != FileKind::missing) {
+    return Refuse(relative, "not a regular file; nothing was changed");
+  }
+  return inside;
+}
+
 Status CheckEditablePath(StateDir& state, const std::string& relative) {
-  fs::path p(relative);
-  if (relative.empty() || p.is_absolute()) {
-    return Refuse(relative, "path must be relative to site-packages; nothing was changed");
-  }
-  fs::path walked = state.site();
-  for (const fs::path& part : p) {
-    if (part == ".." || part == ".") {
-      return Refuse(relative, "path leaves site-packages ('..'); nothing was changed");
-    }
-    walked /= part;
-    FileInfo info = state.disk().Stat(walked);
-    if (info.kind == FileKind::symlink) {
-      return Refuse(relative, fmt::format("'{}' is a symlink; archpatch edits only regular files inside "
-                                          "site-packages; nothing was changed",
-                                          walked.string()));
-    }
-  }
-  FileInfo info = state.disk().Stat(walked);
-  if (info.kind == FileKind::missing) return Refuse(relative, "no such file; nothing was changed");
-  if (info.kind != FileKind::file) return Refuse(relative, "not a regular file; nothing was changed");
+  Result<fs::path> inside = CheckStatePath(state, relative);
+  if (!inside) return inside.error();
+  if (!state.disk().Stat(*inside).exists()) return Refuse(relative, "no such file; nothing was changed");
   return Ok{};
 }
 
@@ -148,14 +155,17 @@ Result<ApplyOutcome> ApplyChanges(StateDir& state, std::vector<RuleChange> chang
     for (const FileChange& file : change.files) {
       fs::path absolute = state.FilePath(file.path);
       auto before = bytes_before.find(file.path);
+      std::optional<int64_t> mtime;  // only the file's own: a second rule's original is the first's output
       if (before == bytes_before.end()) {
         before = bytes_before.emplace(file.path, Must(state.disk().Read(absolute), "reading")).first;
+        mtime = state.disk().Stat(absolute).mtime_ns;
       }
       FileRecord record{file.path, file.original_sha256, Sha256Hex(file.patched),
                         Must(state.SaveBackup(before->second), "writing a backup"),
-                        state.disk().Stat(absolute).nlink, file.edits, file.blast_radius};
+                        state.disk().Stat(absolute).nlink, file.edits, file.blast_radius, mtime};
       before->second = file.patched;
-      journal.files.push_back({record.path, record.original_sha256, record.patched_sha256, record.backup});
+      journal.files.push_back(
+          {record.path, record.original_sha256, record.patched_sha256, record.backup, record.original_mtime_ns});
       change.entry.files.push_back(std::move(record));
     }
   }
@@ -202,45 +212,144 @@ Result<ApplyOutcome> ApplyChanges(StateDir& state, std::vector<RuleChange> chang
   return outcome;
 }
 
+const char* const kRecoveryWayOut =
+    "'archpatch revert --force --all' (or --force with the --rule/--package you mean) puts back every "
+    "file whose backup is intact, sets the journal aside as .archpatch/journal.json.damaged, then "
+    "reverts what you asked; 'archpatch verify' then lists the files that still differ from their "
+    "package's RECORD (reinstall those packages)";
+
+namespace {
+
+// Why one journaled file cannot be rolled back; empty when it can.
+std::string ProblemWith(StateDir& state, const JournalFile& f) {
+  Result<fs::path> path = CheckStatePath(state, f.path);
+  if (!path) return fmt::format("{}: {}", state.journal_path().string(), path.error().str());
+  Result<std::string> now = state.disk().Read(*path);
+  if (!now || Sha256Hex(*now) != f.patched_sha256) return "";  // nothing to put back
+  Result<std::string> backup = state.ReadBackup(f.backup, f.original_sha256);
+  return backup ? "" : fmt::format("{}: {}", f.path, backup.error().message);
+}
+
+}  // namespace
+
+std::vector<std::string> RecoveryProblems(StateDir& state, const Journal& journal) {
+  std::vector<std::string> problems;
+  for (const JournalFile& f : journal.files) {
+    if (std::string why = ProblemWith(state, f); !why.empty()) problems.push_back(why);
+  }
+  return problems;
+}
+
+namespace {
+
+// The journal could not be read: keep its bytes for whoever investigates, then drop it.
+void SetJournalAside(StateDir& state, RecoveryOutcome& outcome, const std::string& why) {
+  Result<std::string> bytes = state.disk().Read(state.journal_path());
+  if (bytes) Must(state.disk().Replace(state.dir() / "journal.json.damaged", *bytes), "setting the journal aside");
+  Must(state.RemoveJournal(), "removing the journal");
+  outcome.found = true;
+  outcome.set_aside = why;
+  spdlog::warn("set aside a damaged journal: {}", why);
+}
+
+// The files of `journal` a rollback may touch: all of them, or under force those without a problem.
+std::vector<JournalFile> RollbackFiles(StateDir& state, const Journal& journal, const TransactionOptions& options,
+                                       RecoveryOutcome& outcome) {
+  std::vector<std::string> problems;
+  std::vector<JournalFile> files;
+  for (const JournalFile& f : journal.files) {
+    std::string why = ProblemWith(state, f);
+    if (why.empty()) {
+      files.push_back(f);
+    } else {
+      problems.push_back(why);
+    }
+  }
+  if (problems.empty()) return files;
+  if (!options.force_recovery) {
+    throw Fatal(fmt::format("cannot roll back the half-done {} of {} (transaction {}): {}; nothing was "
+                            "changed. Way out: {}",
+                            journal.operation, fmt::join(journal.rules, ", "), journal.transaction,
+                            fmt::join(problems, "; "), kRecoveryWayOut));
+  }
+  outcome.skipped = problems;
+  outcome.set_aside = "some files could not be put back";
+  return files;
+}
+
+void RollBack(StateDir& state, const Journal& journal, std::vector<JournalFile> files, Manifest& manifest,
+              const TransactionOptions& options, RecoveryOutcome& outcome) {
+  RemoveTempLeftovers(state, files);
+  // Undo an apply newest first; a revert journal is already in undo order.
+  if (journal.operation == "apply") std::reverse(files.begin(), files.end());
+  std::vector<fs::path> pyc;
+  for (const JournalFile& f : files) {
+    if (RestoreIfStill(state, f, options, pyc)) {
+      outcome.restored.push_back(f.path);
+      continue;
+    }
+    Result<std::string> now = state.disk().Read(state.FilePath(f.path));
+    if (!now || Sha256Hex(*now) != f.original_sha256) outcome.left.push_back(f.path);
+  }
+  if (journal.operation != "revert") return;
+  // The revert's entries are done, except one with a file that could not be put back: it stays
+  // recorded, so that status still shows that file as patched.
+  std::set<std::string> skipped;
+  for (const JournalFile& f : journal.files) skipped.insert(f.path);
+  for (const JournalFile& f : files) skipped.erase(f.path);
+  std::set<std::string> done(journal.rules.begin(), journal.rules.end());
+  std::erase_if(manifest.entries, [&](const Entry& e) {
+    return done.count(e.rule) > 0 && std::none_of(e.files.begin(), e.files.end(), [&](const FileRecord& r) {
+             return skipped.count(r.path) > 0;
+           });
+  });
+  Must(state.SaveManifest(manifest), "writing the manifest");
+}
+
+}  // namespace
+
 Result<RecoveryOutcome> Recover(StateDir& state, const TransactionOptions& options) {
   RecoveryOutcome outcome;
   if (!state.Exists()) return outcome;
-  RemoveStateTempLeftovers(state);
   Result<std::optional<Journal>> pending = state.LoadJournal();
-  if (!pending) return pending.error();
-  if (!pending->has_value()) return outcome;
+  if (!pending) {
+    if (!options.force_recovery) {
+      return Error{fmt::format("{}; nothing was changed. Way out: {}", pending.error().message, kRecoveryWayOut), {}};
+    }
+    RemoveStateTempLeftovers(state);
+    SetJournalAside(state, outcome, pending.error().message);
+    return outcome;
+  }
+  if (!pending->has_value()) {
+    RemoveStateTempLeftovers(state);
+    return outcome;
+  }
   const Journal& journal = **pending;
+  Result<Manifest> manifest = state.LoadManifest();
+  if (!manifest) return manifest.error();
   outcome.found = true;
   outcome.operation = journal.operation;
   outcome.transaction = journal.transaction;
   outcome.started_at = journal.started_at;
   outcome.rules = journal.rules;
-  Result<Manifest> manifest = state.LoadManifest();
-  if (!manifest) return manifest.error();
   bool committed = std::any_of(manifest->entries.begin(), manifest->entries.end(),
                                [&](const Entry& e) { return e.transaction == journal.transaction; });
-  RemoveTempLeftovers(state, journal);
   if (journal.operation == "apply" && committed) {
     outcome.committed = true;
+    std::vector<JournalFile> safe;
+    for (const JournalFile& f : journal.files) {
+      if (CheckStatePath(state, f.path)) safe.push_back(f);
+    }
+    RemoveStateTempLeftovers(state);
+    RemoveTempLeftovers(state, safe);
   } else {
-    // Undo an apply newest first; a revert journal is already in undo order.
-    std::vector<JournalFile> files = journal.files;
-    if (journal.operation == "apply") std::reverse(files.begin(), files.end());
-    std::vector<fs::path> pyc;
-    for (const JournalFile& f : files) {
-      bool restored = RestoreIfStill(state, f, options, pyc);
-      if (restored) {
-        outcome.restored.push_back(f.path);
-        continue;
-      }
-      Result<std::string> now = state.disk().Read(state.FilePath(f.path));
-      if (!now || Sha256Hex(*now) != f.original_sha256) outcome.left.push_back(f.path);
-    }
-    if (journal.operation == "revert") {
-      std::set<std::string> done(journal.rules.begin(), journal.rules.end());
-      std::erase_if(manifest->entries, [&](const Entry& e) { return done.count(e.rule) > 0; });
-      Must(state.SaveManifest(*manifest), "writing the manifest");
-    }
+    std::vector<JournalFile> files = RollbackFiles(state, journal, options, outcome);  // may refuse
+    RemoveStateTempLeftovers(state);
+    RollBack(state, journal, std::move(files), *manifest, options, outcome);
+  }
+  if (!outcome.set_aside.empty()) {
+    Must(state.disk().Replace(state.dir() / "journal.json.damaged", ToJson(journal).dump(2) + "\n"),
+         "setting the journal aside");
   }
   Must(state.RemoveJournal(), "removing the journal");
   spdlog::info("recovered transaction {} ({})", journal.transaction, journal.operation);

@@ -61,7 +61,15 @@ using CacheClearer =
 struct TransactionOptions {
   std::optional<fs::path> pycache_prefix;  // $PYTHONPYCACHEPREFIX
   CacheClearer clear_caches;               // empty: caches are left alone (--no-clear-cache)
+  // revert --force: a half-done transaction that cannot be rolled back whole (a damaged or
+  // missing backup, a path refused by the path-safety policy, a journal.json that does not
+  // parse) is rolled back as far as it can be, and its journal is set aside as
+  // journal.json.damaged. Without it such a rollback is refused before anything is written.
+  bool force_recovery = false;
 };
+
+// What to run when a half-done transaction cannot be rolled back whole (docs/manifest.md).
+extern const char* const kRecoveryWayOut;
 
 struct ApplyOutcome {
   std::vector<Entry> recorded;
@@ -84,9 +92,21 @@ struct RecoveryOutcome {
   bool committed = false;                   // the manifest already recorded it
   std::vector<std::string> restored;        // files put back from backups
   std::vector<std::string> left;            // files changed by someone else since; not touched
+  // Forced recovery only: "path: why" for each file it could not put back, and why the journal
+  // was set aside (empty when it was not).
+  std::vector<std::string> skipped;
+  std::string set_aside;
 };
 
+// Rolls back (or completes) a transaction a journal says was left half done. Everything a
+// rollback would read or write is checked first (RecoveryProblems); a problem refuses the whole
+// rollback with nothing written, unless options.force_recovery.
 Result<RecoveryOutcome> Recover(StateDir& state, const TransactionOptions& options);
+
+// Why the rollback of `journal` cannot be done whole, one "path: why" per file: a path the
+// path-safety policy refuses, or a backup that is missing or does not have its hash. Only files
+// that still hold the bytes the transaction wrote need their backup. Empty: it can.
+std::vector<std::string> RecoveryProblems(StateDir& state, const Journal& journal);
 
 // Which entries to revert.
 struct RevertRequest {
@@ -117,12 +137,17 @@ struct RevertOutcome {
 };
 
 // Errors: an unknown rule or package. Entries whose files changed are `refused` items (nothing
-// written for them) unless `force`.
+// written for them) unless `force`. Damaged state (manifest.json unreadable, a journal pending,
+// a backup missing or damaged, a path refused by the path-safety policy) throws Fatal (exit 3)
+// before the first write: a revert never stops half way for a reason it could have seen.
 Result<RevertOutcome> RevertEntries(StateDir& state, const RevertRequest& request,
                                     const TransactionOptions& options);
 
-// Refuses a path that is absolute, climbs with "..", or passes through a symlink under `state`'s
-// site-packages; accepts only a regular file.
+// The one path-safety policy (env/safe_path.h: relative, no "..", not into .archpatch, no
+// symlink at any component) checked through `state`'s Disk; the path may name a missing file,
+// anything else than a regular file is refused. Returns the absolute path.
+Result<fs::path> CheckStatePath(StateDir& state, const std::string& relative);
+// CheckStatePath, and the file must exist: what apply may edit.
 Status CheckEditablePath(StateDir& state, const std::string& relative);
 
 }  // namespace archpatch::store

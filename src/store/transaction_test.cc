@@ -102,8 +102,8 @@ TEST_P(ApplyRefusesPath, WithAClearMessageAndNoWrite) {
 
 INSTANTIATE_TEST_SUITE_P(
     BadInput, ApplyRefusesPath,
-    testing::Values(BadPath{"../../etc/passwd", "path leaves site-packages ('..')"},
-                    BadPath{"/etc/passwd", "path must be relative to site-packages"},
+    testing::Values(BadPath{"../../etc/passwd", "contains '..'; paths must stay inside site-packages"},
+                    BadPath{"/etc/passwd", "is absolute; paths must be relative to site-packages"},
                     BadPath{"evil/passwd", "is a symlink"},
                     BadPath{"ro.py", "ro.py: file is read-only"},
                     BadPath{"rodir/a.py", "rodir/a.py: its directory is read-only"},
@@ -156,11 +156,16 @@ TEST(Crash, AfterEveryWriteOfAnApplyRecoveryRestoresTheOriginals) {
   EXPECT_EQ(total, 8);
 }
 
-TEST(Crash, StatusSeesTheHalfDoneApplyInTheJournal) {
-  Fixture f;
-  FaultyDisk faulty(f.disk, 5);  // dies after the first file was replaced
+// An apply that dies after the first file was replaced: one file patched, one not, a journal.
+void CrashAfterTheFirstFile(Fixture& f) {
+  FaultyDisk faulty(f.disk, 5);
   StateDir crashing(faulty, kSite);
   EXPECT_THROW((void)ApplyChanges(crashing, {FlashInferChange()}, {}), InjectedCrash);
+}
+
+TEST(Crash, StatusSeesTheHalfDoneApplyInTheJournal) {
+  Fixture f;
+  CrashAfterTheFirstFile(f);
   StateDir state(f.disk, kSite);
   std::optional<Journal> journal = *state.LoadJournal();
   ASSERT_TRUE(journal.has_value());
@@ -283,6 +288,84 @@ TEST(Crash, AfterEveryWriteOfARevertRecoveryCompletesIt) {
     }
     if (!crashed) break;
   }
+}
+
+}  // namespace
+}  // namespace archpatch::store
+
+namespace archpatch::store {
+namespace {
+
+// Issue 16 item 3: a damaged backup refuses the whole revert before its first write.
+TEST(Revert, ADamagedBackupRefusesTheWholeRevertWithNothingWritten) {
+  Fixture f;
+  StateDir state(f.disk, kSite);
+  ASSERT_TRUE(ApplyChanges(state, {FlashInferChange()}, {}));
+  const Entry entry = state.LoadManifest()->entries[0];
+  f.disk.AddFile(state.dir() / entry.files[0].backup, "damaged");
+  RevertRequest request;
+  request.all = true;
+  request.force = true;
+  int before = f.disk.writes();
+  try {
+    (void)RevertEntries(state, request, {});
+    FAIL() << "revert went ahead";
+  } catch (const Fatal& e) {
+    EXPECT_NE(std::string(e.what()).find("is damaged"), std::string::npos) << e.what();
+    EXPECT_EQ(e.exit_code(), 3);
+  }
+  EXPECT_EQ(f.disk.writes(), before);
+  EXPECT_EQ(f.Bytes(kHeader), kHeaderAfter);  // the other file was not restored first
+}
+
+// Item 3: a rollback that needs a damaged backup is refused whole; forced, it puts back the rest.
+TEST(Crash, ARollbackNeedingADamagedBackupIsRefusedUnlessForced) {
+  Fixture f;
+  CrashAfterTheFirstFile(f);
+  StateDir state(f.disk, kSite);
+  Journal journal = **state.LoadJournal();
+  f.disk.AddFile(state.dir() / journal.files[0].backup, "damaged");
+  EXPECT_EQ(RecoveryProblems(state, journal).size(), 1u);
+  int before = f.disk.writes();
+  EXPECT_THROW((void)Recover(state, {}), Fatal);
+  EXPECT_EQ(f.disk.writes(), before);
+  TransactionOptions force;
+  force.force_recovery = true;
+  Result<RecoveryOutcome> rec = Recover(state, force);
+  ASSERT_TRUE(rec) << rec.error().str();
+  EXPECT_EQ(rec->skipped.size(), 1u);
+  EXPECT_FALSE(f.disk.Stat(state.journal_path()).exists());
+  EXPECT_TRUE(f.disk.Stat(state.dir() / "journal.json.damaged").exists());
+  EXPECT_EQ(f.Bytes(kComm), kCommAfter);  // its original is lost: left, and named
+}
+
+// Item 4: a journal naming a path outside is refused at load, before anything is written.
+TEST(Crash, AJournalNamingAPathOutsideIsRefused) {
+  Fixture f;
+  StateDir state(f.disk, kSite);
+  ASSERT_TRUE(state.Create());
+  Journal planted{"apply", "t", "now", {"x"}, {{"../../etc/passwd", std::string(64, 'a'), std::string(64, 'b'),
+                                                "backups/" + std::string(64, 'a'), std::nullopt}}};
+  ASSERT_TRUE(state.SaveJournal(planted));
+  int before = f.disk.writes();
+  Result<RecoveryOutcome> rec = Recover(state, {});
+  ASSERT_FALSE(rec);
+  EXPECT_NE(rec.error().message.find("contains '..'"), std::string::npos) << rec.error().message;
+  EXPECT_EQ(f.disk.writes(), before);
+}
+
+// Item 15: revert gives back the original's modification time.
+TEST(Revert, RestoresTheOriginalsModificationTime) {
+  Fixture f;
+  StateDir state(f.disk, kSite);
+  const int64_t original = f.disk.Stat(kSite / kComm).mtime_ns;
+  ASSERT_TRUE(ApplyChanges(state, {FlashInferChange()}, {}));
+  EXPECT_NE(f.disk.Stat(kSite / kComm).mtime_ns, original);
+  EXPECT_EQ(state.LoadManifest()->entries[0].files[0].original_mtime_ns, original);
+  RevertRequest request;
+  request.all = true;
+  ASSERT_TRUE(RevertEntries(state, request, {}));
+  EXPECT_EQ(f.disk.Stat(kSite / kComm).mtime_ns, original);
 }
 
 }  // namespace
