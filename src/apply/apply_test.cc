@@ -24,9 +24,10 @@ class LoggingDisk : public store::FakeDisk {
     events_.push_back("read " + p.string());
     return FakeDisk::Read(p);
   }
-  Status Replace(const store::fs::path& p, std::string_view bytes) override {
+  using store::FakeDisk::Replace;
+  Status Replace(const store::fs::path& p, std::string_view bytes, const store::ReplaceOptions& options) override {
     events_.push_back("write " + p.string());
-    return FakeDisk::Replace(p, bytes);
+    return FakeDisk::Replace(p, bytes, options);
   }
 
  private:

@@ -39,7 +39,7 @@ Result<std::vector<std::string>> DryRunDisk::List(const store::fs::path& dir) {
   return names;
 }
 
-Status DryRunDisk::Replace(const store::fs::path& path, std::string_view bytes) {
+Status DryRunDisk::Replace(const store::fs::path& path, std::string_view bytes, const store::ReplaceOptions&) {
   store::FileInfo dir = Stat(path.parent_path());
   if (dir.kind != store::FileKind::dir) {
     return Error{fmt::format("cannot create '{}': No such file or directory", path.string()), {}};

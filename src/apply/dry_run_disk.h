@@ -21,7 +21,10 @@ class DryRunDisk : public store::Disk {
   Result<std::string> Read(const store::fs::path& path) override;
   store::FileInfo Stat(const store::fs::path& path) override;
   Result<std::vector<std::string>> List(const store::fs::path& dir) override;
-  Status Replace(const store::fs::path& path, std::string_view bytes) override;
+  // Reads go through the real Disk, so they are confined as a real run's are.
+  void ConfineBelow(const store::fs::path& root) override { inner_.ConfineBelow(root); }
+  using store::Disk::Replace;
+  Status Replace(const store::fs::path& path, std::string_view bytes, const store::ReplaceOptions& options) override;
   Status Remove(const store::fs::path& path) override;
   Status RemoveDir(const store::fs::path& path) override;
   Status MakeDirs(const store::fs::path& path) override;
