@@ -35,6 +35,19 @@ size_t LogicalLineEnd(std::string_view contents, size_t offset) {
   return contents.size();
 }
 
+// Whether `offset` lies on a preprocessor line: its logical line starts with '#'.
+bool OnDirectiveLine(std::string_view contents, size_t offset) {
+  size_t start = contents.rfind('\n', offset == 0 ? 0 : offset - 1);
+  start = start == std::string_view::npos ? 0 : start + 1;
+  // Walk back over continued lines (a previous line ending in a backslash).
+  while (start >= 2 && contents[start - 2] == '\\') {
+    size_t prev = contents.rfind('\n', start - 2 == 0 ? 0 : start - 3);
+    start = prev == std::string_view::npos ? 0 : prev + 1;
+  }
+  while (start < offset && (contents[start] == ' ' || contents[start] == '\t')) ++start;
+  return start < contents.size() && contents[start] == '#';
+}
+
 bool Contains(std::string_view text, std::string_view word) { return text.find(word) != std::string_view::npos; }
 
 // A string literal that says the program stops here ("ERROR : ... Aborting.", "trap;").
@@ -68,6 +81,19 @@ struct BlockTally {
   bool error_directive = false;
   bool refusal_marker = false;
 };
+
+// From the '(' at `open`, the index of its matching ')' (or the last token); counts what it skips.
+size_t SkipParenthesised(const std::vector<Token>& tokens, size_t open, std::string_view contents, BlockTally& t) {
+  if (open >= tokens.size() || tokens[open].Spelling(contents) != "(") return open - 1;
+  int depth = 0;
+  for (size_t i = open; i < tokens.size(); ++i) {
+    std::string_view s = tokens[i].Spelling(contents);
+    if (tokens[i].kind != Token::Kind::kComment) ++t.code_tokens;
+    if (s == "(") ++depth;
+    if (s == ")" && --depth == 0) return i;
+  }
+  return tokens.size() - 1;
+}
 
 void TallyDirective(const std::vector<Token>& tokens, size_t hash, std::string_view contents, BlockTally& t) {
   if (hash + 1 >= tokens.size()) return;
@@ -119,6 +145,9 @@ BlockHolds WhatBlockHolds(const std::vector<Token>& tokens, std::string_view con
       continue;
     }
     TallyCode(tokens, i, contents, tally);
+    // A static_assert with a real condition stops nothing: its message ("Size is not supported")
+    // is no refusal. Its tokens still count as code.
+    if (tok.Spelling(contents) == "static_assert") i = SkipParenthesised(tokens, i + 1, contents, tally);
   }
   const bool short_block = tally.code_tokens <= kRefusalMaxTokens;
   if (short_block && (tally.error_directive || tally.refusal_marker)) return BlockHolds::kRefusal;
@@ -178,9 +207,44 @@ TakenBranch BranchTaken(const DirectiveScan& scan, const BranchVerdicts& verdict
   return taken;
 }
 
+bool ChainFillsItsBraces(const DirectiveScan& scan, int branch, const std::vector<Token>& tokens,
+                         std::string_view contents) {
+  const int chain = scan.branches[branch].chain;
+  int head = branch;
+  while (scan.branches[head].previous >= 0) head = scan.branches[head].previous;
+  size_t end = scan.branches[branch].block.end;
+  for (size_t b = static_cast<size_t>(head); b < scan.branches.size(); ++b) {
+    if (scan.branches[b].chain == chain) end = std::max(end, scan.branches[b].block.end);
+  }
+  const size_t begin = scan.branches[head].directive_span.begin;
+  const size_t after = LogicalLineEnd(contents, end);  // past the #endif line
+  auto is_code = [&](const Token& t) {
+    return t.kind != Token::Kind::kComment && !OnDirectiveLine(contents, t.begin);
+  };
+  auto at = [&](size_t offset) {
+    return std::lower_bound(tokens.begin(), tokens.end(), offset,
+                            [](const Token& t, size_t o) { return t.begin < o; });
+  };
+  std::string_view before_tok, after_tok;
+  for (auto it = at(begin); it != tokens.begin();) {
+    --it;
+    if (is_code(*it)) {
+      before_tok = it->Spelling(contents);
+      break;
+    }
+  }
+  for (auto it = at(after); it != tokens.end(); ++it) {
+    if (is_code(*it)) {
+      after_tok = it->Spelling(contents);
+      break;
+    }
+  }
+  return before_tok == "{" && after_tok == "}";
+}
+
 Exclusion ClassifyExclusion(const DirectiveScan& scan, const BranchVerdicts& verdicts,
                             const std::vector<BlockHolds>& holds, int branch,
-                            const std::vector<arch::Arch>& arches, size_t target) {
+                            const std::vector<arch::Arch>& arches, size_t target, bool chain_is_whole_body) {
   Exclusion out;
   out.target = BranchTaken(scan, verdicts, holds, branch, target);
   const arch::Arch& me = arches[target];
@@ -203,9 +267,12 @@ Exclusion ClassifyExclusion(const DirectiveScan& scan, const BranchVerdicts& ver
   const bool target_has_code = out.target.holds == BlockHolds::kCode;
   const bool older_only = !others.empty() && std::all_of(others.begin(), others.end(),
                                                          [&](const arch::Arch& a) { return OlderThan(a, me); });
-  if (older_only && target_has_code) {
+  // Part of a function: with no branch of its own, the target still runs the code around the chain.
+  const bool runs_around = out.target.branch < 0 && !chain_is_whole_body && mine == BlockHolds::kCode;
+  if (older_only && (target_has_code || runs_around)) {
     out.klass = ExclusionClass::kLegacy;
-    out.reason = fmt::format("only arches older than {} take it; {} takes {}", me.name(), me.name(), taken);
+    out.reason = runs_around ? fmt::format("only arches older than {} take it; {} runs the code around it", me.name(), me.name())
+                             : fmt::format("only arches older than {} take it; {} takes {}", me.name(), me.name(), taken);
     return out;
   }
   const bool one_other = !others.empty() && std::all_of(others.begin(), others.end(), [&](const arch::Arch& a) {
@@ -216,9 +283,10 @@ Exclusion ClassifyExclusion(const DirectiveScan& scan, const BranchVerdicts& ver
     out.reason = fmt::format("a path for sm_{} alone", others.front().number());
     return out;
   }
-  if (target_has_code) {
+  if (target_has_code || runs_around) {
     out.klass = ExclusionClass::kFastPath;
-    out.reason = fmt::format("{} takes {}, a generic path", me.name(), taken);
+    out.reason = runs_around ? fmt::format("{} skips this step and runs the code around it", me.name())
+                             : fmt::format("{} takes {}, a generic path", me.name(), taken);
   } else {
     out.klass = ExclusionClass::kEmpty;
     out.reason = out.target.branch < 0 ? fmt::format("{} gets nothing in its place", me.name())

@@ -65,8 +65,16 @@ struct Exclusion {
 
 // The class of branch `branch` (false on arches[target]) for arches[target]. Hardware-exclusive
 // is never returned here: it needs the hazard checks (hazard/), which upgrade the class later.
+// `chain_is_whole_body`: the chain is the whole body of the function it sits in (or it sits at file
+// level); when it is only part of one, a target that takes no branch still runs the code around it.
 Exclusion ClassifyExclusion(const DirectiveScan& scan, const BranchVerdicts& verdicts,
                             const std::vector<BlockHolds>& holds, int branch,
-                            const std::vector<arch::Arch>& arches, size_t target = 0);
+                            const std::vector<arch::Arch>& arches, size_t target = 0,
+                            bool chain_is_whole_body = true);
+
+// Whether the chain holding `branch` fills its braces: the code token before its #if is '{' and the
+// one after its #endif is '}' (comments and preprocessor lines skipped).
+bool ChainFillsItsBraces(const DirectiveScan& scan, int branch, const std::vector<Token>& tokens,
+                         std::string_view contents);
 
 }  // namespace archpatch::cuda

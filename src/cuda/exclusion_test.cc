@@ -117,6 +117,30 @@ TEST(Exclusion, OlderArchesOnlyWithNothingForTheTargetIsEmptyNotLegacy) {
   EXPECT_EQ(Classify(s, 0).klass, ExclusionClass::kEmpty);
 }
 
+TEST(Exclusion, AnOlderArchTweakInsideAFunctionIsLegacyAWholeBodyIsNot) {
+  // DeepGEMM's scheduler: an sm90-only fix-up amid code every arch runs.
+  Scanned part = Scan(
+      "void f() {\n"
+      "  a();\n"
+      "#if __CUDA_ARCH__ < 1000\n"
+      "  fixup();\n"
+      "#endif\n"
+      "  b();\n"
+      "}\n");
+  EXPECT_FALSE(ChainFillsItsBraces(part.scan, 0, part.tokens, part.text));
+  EXPECT_EQ(ClassifyExclusion(part.scan, part.verdicts, part.holds, 0, part.arches, 0, false).klass,
+            ExclusionClass::kLegacy);
+  Scanned whole = Scan(
+      "void g() {\n"
+      "#if __CUDA_ARCH__ >= 800 && __CUDA_ARCH__ <= 890 // body\n"
+      "  run();\n"
+      "#endif\n"
+      "}\n");
+  EXPECT_TRUE(ChainFillsItsBraces(whole.scan, 0, whole.tokens, whole.text));
+  EXPECT_EQ(ClassifyExclusion(whole.scan, whole.verdicts, whole.holds, 0, whole.arches, 0, true).klass,
+            ExclusionClass::kEmpty);
+}
+
 TEST(Exclusion, NothingInPlaceIsEmpty) {
   Scanned s = Scan(
       "#if __CUDA_ARCH__ >= 900 && __CUDA_ARCH__ < 1200\n"
@@ -149,6 +173,9 @@ TEST(Exclusion, DefineBlocksAndLongBodiesAreToldApart) {
   for (int i = 0; i < 40; ++i) body += "  step(" + std::to_string(i) + ");\n";
   body += "  throw err;\n#endif\n";
   EXPECT_EQ(Scan(body).holds[0], BlockHolds::kCode);  // a kernel body that throws somewhere
+  // CUTLASS's cp_async: a short block whose static_assert message says "not supported".
+  EXPECT_EQ(Scan("#if X\n  static_assert(N == 4 || N == 8, \"Size is not supported\");\n  copy();\n#endif\n").holds[0],
+            BlockHolds::kCode);
 }
 
 TEST(Exclusion, ClassNamesRoundTrip) {

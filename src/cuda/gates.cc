@@ -59,10 +59,12 @@ nlohmann::ordered_json DefinedMacros(const DirectiveScan& scan, const DirectiveB
 
 // The exclusion class for arches.front(), the audit's target (scan::VerdictArches puts it first).
 void AddExclusion(Finding& f, const DirectiveScan& scan, const BranchVerdicts& v, const std::vector<BlockHolds>& holds,
-                  int index, const std::vector<arch::Arch>& arches) {
+                  int index, const std::vector<arch::Arch>& arches, const std::vector<Token>& tokens,
+                  std::string_view contents) {
   f.details["holds"] = BlockHoldsName(holds[index]);
   if (v.effective[index].empty() || v.effective[index][0] != Tri::kFalse) return;
-  Exclusion e = ClassifyExclusion(scan, v, holds, index, arches, 0);
+  const bool whole = f.scope.empty() || ChainFillsItsBraces(scan, index, tokens, contents);
+  Exclusion e = ClassifyExclusion(scan, v, holds, index, arches, 0, whole);
   f.details["class"] = ExclusionClassName(e.klass);
   f.details["class_reason"] = e.reason;
   nlohmann::ordered_json takes = {{"holds", BlockHoldsName(e.target.holds)}, {"certain", e.target.certain}};
@@ -72,7 +74,8 @@ void AddExclusion(Finding& f, const DirectiveScan& scan, const BranchVerdicts& v
 
 Finding BranchFinding(const std::string& file, const DirectiveScan& scan, const BranchVerdicts& v,
                       const std::vector<BlockHolds>& holds, int index, const std::vector<arch::Arch>& arches,
-                      const std::vector<KernelDecl>& kernels, const std::vector<FunctionBody>& bodies) {
+                      const std::vector<KernelDecl>& kernels, const std::vector<FunctionBody>& bodies,
+                      const std::vector<Token>& tokens, std::string_view contents) {
   const DirectiveBranch& b = scan.branches[index];
   Finding f;
   f.file = file;
@@ -96,14 +99,24 @@ Finding BranchFinding(const std::string& file, const DirectiveScan& scan, const 
   }
   nlohmann::ordered_json defines = DefinedMacros(scan, b);
   if (!defines.empty()) f.details["defines"] = defines;
-  AddExclusion(f, scan, v, holds, index, arches);
+  AddExclusion(f, scan, v, holds, index, arches, tokens, contents);
   return f;
+}
+
+// The package's per-arch macros less those this file #defines itself: its own definitions and the
+// guards around them (`#if !defined(X) ... #define X`) read as the file says, not as the package's
+// outcome of them.
+MacroEnv WithoutOwnMacros(const MacroEnv& env, const DirectiveScan& scan) {
+  MacroEnv out = env;
+  if (out.per_arch.empty()) return out;
+  for (const MacroDirective& m : scan.macros) out.per_arch.erase(m.name);
+  return out;
 }
 
 void AddDirectiveGates(const std::string& file, std::string_view contents, const std::vector<Token>& tokens,
                        const std::vector<arch::Arch>& arches, const MacroEnv& env, CudaGates& out) {
   DirectiveScan scan = ReadDirectives(tokens, contents, file);
-  BranchVerdicts v = EvaluateBranches(scan, arches, env, file);
+  BranchVerdicts v = EvaluateBranches(scan, arches, WithoutOwnMacros(env, scan), file);
   out.warnings.insert(out.warnings.end(), scan.problems.begin(), scan.problems.end());
   out.warnings.insert(out.warnings.end(), v.malformed.begin(), v.malformed.end());
   std::vector<KernelDecl> kernels = FindKernels(tokens, contents);
@@ -115,7 +128,8 @@ void AddDirectiveGates(const std::string& file, std::string_view contents, const
   }
   for (size_t i = 0; i < scan.branches.size(); ++i) {
     if (!IsGate(scan, v, static_cast<int>(i))) continue;
-    out.findings.push_back(BranchFinding(file, scan, v, holds, static_cast<int>(i), arches, kernels, bodies));
+    out.findings.push_back(
+        BranchFinding(file, scan, v, holds, static_cast<int>(i), arches, kernels, bodies, tokens, contents));
   }
 }
 

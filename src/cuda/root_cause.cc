@@ -142,6 +142,17 @@ std::pair<ExclusionClass, std::string> ClassFromVerdict(const Finding& f) {
   if (others.size() == 1 && *others.begin() != me) {
     return {ExclusionClass::kOtherArch, fmt::format("a path for sm_{} alone", *others.begin())};
   }
+  const std::string shape = f.details.value("shape", ""), op = f.details.value("op", "");
+  // `if sm_version < 90: ...` true only on older arches: a path or check for them; the target,
+  // newer, compares false and goes on (a fallback, or a requirement it meets).
+  if (f.kind == "python-gate" && shape == "comparison" && (op == "<" || op == "<=") && !others.empty() &&
+      *others.rbegin() < me) {
+    return {ExclusionClass::kLegacy, "a comparison only older arches satisfy; the target is newer"};
+  }
+  // `sm100f_nvcc_flags = ["-gencode=..."]` at module level: a table of flags, not a gate.
+  if (f.kind == "python-gate" && shape == "nvcc-arch-flag" && f.scope.empty()) {
+    return {ExclusionClass::kOtherArch, "a module-level table of nvcc flags, not a gate"};
+  }
   if (f.details.value("form", "") == "nv-target") {
     return {ExclusionClass::kFastPath, "the target takes another <nv/target> branch"};
   }

@@ -108,8 +108,16 @@ TEST(RootCause, VerdictClassesForGatesWithoutABlock) {
   several.verdict = {{"sm_120", Tri::kFalse}, {"sm_90", Tri::kTrue}, {"sm_100", Tri::kTrue}, {"sm_121", Tri::kFalse}};
   Finding old = table;
   old.verdict = {{"sm_120", Tri::kFalse}, {"sm_80", Tri::kTrue}, {"sm_90", Tri::kTrue}};
-  std::vector<Finding> findings = {table, check, several, old};
+  Finding fallback = old;
+  fallback.details["shape"] = "comparison";
+  fallback.details["op"] = "<";
+  Finding flags = table;
+  flags.details["shape"] = "nvcc-arch-flag";
+  flags.verdict = several.verdict;
+  std::vector<Finding> findings = {table, check, several, old, fallback, flags};
   AssignClasses(findings);
+  EXPECT_EQ(ClassOf(findings[4]), ExclusionClass::kLegacy);     // `if sm_version < 90: return 1`
+  EXPECT_EQ(ClassOf(findings[5]), ExclusionClass::kOtherArch);  // a module-level flag table
   EXPECT_EQ(ClassOf(findings[0]), ExclusionClass::kOtherArch);  // an arch -> name table entry
   EXPECT_EQ(ClassOf(findings[1]), ExclusionClass::kRefusal);  // one chip passes, the target is refused
   EXPECT_EQ(ClassOf(findings[2]), ExclusionClass::kRefusal);

@@ -19,13 +19,32 @@ std::string Plural(size_t n, std::string_view word) {
   return fmt::format("{} {}{}", n, word, n == 1 ? "" : "s");
 }
 
+// "!(A) && !(B)" -> "A": the earlier branch an #else follows, for the one-line form.
+std::string FirstNegatedTerm(const std::string& effective) {
+  if (!effective.starts_with("!(")) return effective;
+  int depth = 0;
+  for (size_t i = 1; i < effective.size(); ++i) {
+    if (effective[i] == '(') ++depth;
+    if (effective[i] == ')' && --depth == 0) return effective.substr(2, i - 2);
+  }
+  return effective;
+}
+
 // The condition as people read it, cut to one line.
 std::string Condition(const Finding& f) {
-  std::string text = f.details.value("directive", "") == "else" ? "#else of " + f.details.value("effective", f.text)
-                                                                 : f.text;
-  if (f.details.value("form", "") == "directive" && f.details.value("directive", "") != "else") {
-    text = fmt::format("#{} {}", f.details.value("directive", "if"), f.text);
+  std::string text = f.text;
+  if (f.details.value("form", "") == "directive") {
+    const std::string directive = f.details.value("directive", "if");
+    text = directive == "else" ? "#else of " + FirstNegatedTerm(f.details.value("effective", ""))
+                               : fmt::format("#{} {}", directive, f.text);
   }
+  std::string folded;  // one line: runs of whitespace (continued conditions) become one space
+  for (char c : text) {
+    const bool space = c == ' ' || c == '\n' || c == '\t' || c == '\r';
+    if (space && (folded.empty() || folded.back() == ' ')) continue;
+    folded += space ? ' ' : c;
+  }
+  text = folded;
   if (text.size() > 72) text = text.substr(0, 69) + "...";
   return text;
 }

@@ -24,6 +24,14 @@ bool IsNonShippingDirectory(std::string_view name) {
   return std::find(std::begin(kNames), std::end(kNames), name) != std::end(kNames);
 }
 
+bool IsTestFileName(std::string_view name) {
+  if (name == "conftest.py" || (name.starts_with("test_") && name.ends_with(".py"))) return true;
+  for (std::string_view suffix : {"_test.py", "_test.cc", "_test.cu", "_test.cpp"}) {
+    if (name.ends_with(suffix)) return true;
+  }
+  return false;
+}
+
 namespace {
 
 void Walk(const fs::path& root, const WalkOptions& options, FileList& out) {
@@ -49,6 +57,7 @@ void Walk(const fs::path& root, const WalkOptions& options, FileList& out) {
       continue;
     }
     if (options.skip_setup_py && entry.path().filename() == "setup.py") continue;
+    if (!options.keep_tests && IsTestFileName(entry.path().filename().string())) continue;
     std::string path = entry.path().string();
     if (entry.is_regular_file(ec) && KindOf(path) != FileKind::kOther) out.files.push_back(std::move(path));
   }

@@ -17,6 +17,10 @@ bool IsSkippedDirectory(std::string_view name);
 // benchmark docs examples. Their gates keep no user's deployment out.
 bool IsNonShippingDirectory(std::string_view name);
 
+// Test files outside such folders, left out as well: test_*.py, *_test.py, conftest.py,
+// *_test.{cc,cu,cpp}.
+bool IsTestFileName(std::string_view name);
+
 struct WalkOptions {
   bool keep_tests = false;      // enter IsNonShippingDirectory folders too
   bool skip_setup_py = false;   // environment audits: setup.py files are build scripts, not the package
