@@ -28,7 +28,7 @@ def main():
         for g in doc.get("groups", []):
             if g["class"] in LISTED:
                 r = g["root"]
-                rows.append((path, r["file"], r["line"], g["class"], r["text"].replace("\t", " "), len(g["places"])))
+                rows.append((path, r["file"], r["line"], g["class"], " ".join(r["text"].split()), len(g["places"])))
     random.Random(args.seed).shuffle(rows)
     print("doc\tfile\tline\tclass\tcondition\tplaces")
     for row in rows[: args.n]:

@@ -265,11 +265,21 @@ Exclusion ClassifyExclusion(const DirectiveScan& scan, const BranchVerdicts& ver
     return out;
   }
   const bool target_has_code = out.target.holds == BlockHolds::kCode;
-  const bool older_only = !others.empty() && std::all_of(others.begin(), others.end(),
-                                                         [&](const arch::Arch& a) { return OlderThan(a, me); });
+  // A fallback for older arches reaches down to the oldest arch compared (`< 800`, `< 1000`); a
+  // range with a floor (`>= 900 && < 1200`) is a feature window that leaves the target out.
+  int oldest = me.number();
+  for (size_t a = 0; a < arches.size(); ++a) {
+    if (a != target) oldest = std::min(oldest, arches[a].number());
+  }
+  const bool older = !others.empty() &&
+                     std::all_of(others.begin(), others.end(), [&](const arch::Arch& a) { return OlderThan(a, me); });
+  const bool from_oldest =
+      std::any_of(others.begin(), others.end(), [&](const arch::Arch& a) { return a.number() == oldest; });
   // Part of a function: with no branch of its own, the target still runs the code around the chain.
   const bool runs_around = out.target.branch < 0 && !chain_is_whole_body && mine == BlockHolds::kCode;
-  if (older_only && (target_has_code || runs_around)) {
+  // With a branch of its own the target is past an older arch's path (a per-arch dispatch
+  // `>= 800 && < 890 ... #elif >= 900`); without one, only a floorless fallback leaves it nothing lost.
+  if (older && (target_has_code || (runs_around && from_oldest))) {
     out.klass = ExclusionClass::kLegacy;
     out.reason = runs_around ? fmt::format("only arches older than {} take it; {} runs the code around it", me.name(), me.name())
                              : fmt::format("only arches older than {} take it; {} takes {}", me.name(), me.name(), taken);

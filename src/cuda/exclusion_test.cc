@@ -130,6 +130,16 @@ TEST(Exclusion, AnOlderArchTweakInsideAFunctionIsLegacyAWholeBodyIsNot) {
   EXPECT_FALSE(ChainFillsItsBraces(part.scan, 0, part.tokens, part.text));
   EXPECT_EQ(ClassifyExclusion(part.scan, part.verdicts, part.holds, 0, part.arches, 0, false).klass,
             ExclusionClass::kLegacy);
+  Scanned window = Scan(  // FlashInfer's PDL call: a window with a floor, not a fallback
+      "void h() {\n"
+      "  a();\n"
+      "#if (defined(__CUDA_ARCH__) && (__CUDA_ARCH__ >= 900) && (__CUDA_ARCH__ < 1200))\n"
+      "  cudaGridDependencySynchronize();\n"
+      "#endif\n"
+      "  b();\n"
+      "}\n");
+  EXPECT_EQ(ClassifyExclusion(window.scan, window.verdicts, window.holds, 0, window.arches, 0, false).klass,
+            ExclusionClass::kFastPath);
   Scanned whole = Scan(
       "void g() {\n"
       "#if __CUDA_ARCH__ >= 800 && __CUDA_ARCH__ <= 890 // body\n"

@@ -136,7 +136,9 @@ std::pair<ExclusionClass, std::string> ClassFromVerdict(const Finding& f) {
   }
   const int me = ArchNumber(f.verdict.front().arch);
   std::set<int> others;
+  int oldest = me;
   for (size_t a = 1; a < f.verdict.size(); ++a) {
+    oldest = std::min(oldest, ArchNumber(f.verdict[a].arch));
     if (f.verdict[a].value != Tri::kFalse) others.insert(ArchNumber(f.verdict[a].arch));
   }
   if (others.size() == 1 && *others.begin() != me) {
@@ -146,7 +148,7 @@ std::pair<ExclusionClass, std::string> ClassFromVerdict(const Finding& f) {
   // `if sm_version < 90: ...` true only on older arches: a path or check for them; the target,
   // newer, compares false and goes on (a fallback, or a requirement it meets).
   if (f.kind == "python-gate" && shape == "comparison" && (op == "<" || op == "<=") && !others.empty() &&
-      *others.rbegin() < me) {
+      *others.rbegin() < me && *others.begin() == oldest) {
     return {ExclusionClass::kLegacy, "a comparison only older arches satisfy; the target is newer"};
   }
   // `sm100f_nvcc_flags = ["-gencode=..."]` at module level: a table of flags, not a gate.

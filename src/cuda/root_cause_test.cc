@@ -107,7 +107,7 @@ TEST(RootCause, VerdictClassesForGatesWithoutABlock) {
   Finding several = table;
   several.verdict = {{"sm_120", Tri::kFalse}, {"sm_90", Tri::kTrue}, {"sm_100", Tri::kTrue}, {"sm_121", Tri::kFalse}};
   Finding old = table;
-  old.verdict = {{"sm_120", Tri::kFalse}, {"sm_80", Tri::kTrue}, {"sm_90", Tri::kTrue}};
+  old.verdict = {{"sm_120", Tri::kFalse}, {"sm_80", Tri::kTrue}, {"sm_90", Tri::kTrue}, {"sm_100", Tri::kFalse}};
   Finding fallback = old;
   fallback.details["shape"] = "comparison";
   fallback.details["op"] = "<";
