@@ -279,7 +279,10 @@ Exclusion ClassifyExclusion(const DirectiveScan& scan, const BranchVerdicts& ver
   const bool runs_around = out.target.branch < 0 && !chain_is_whole_body && mine == BlockHolds::kCode;
   // With a branch of its own the target is past an older arch's path (a per-arch dispatch
   // `>= 800 && < 890 ... #elif >= 900`); without one, only a floorless fallback leaves it nothing lost.
-  if (older && (target_has_code || (runs_around && from_oldest))) {
+  // A target taking a conditioned branch of its own (`#elif >= 900`) gets a specialised path: the
+  // older arches' branch is theirs. Taking the #else, it is a fallback only when it has no floor.
+  const bool own_branch = out.target.branch >= 0 && scan.branches[out.target.branch].kind != DirectiveKind::kElse;
+  if (older && ((target_has_code && (own_branch || from_oldest)) || (runs_around && from_oldest))) {
     out.klass = ExclusionClass::kLegacy;
     out.reason = runs_around ? fmt::format("only arches older than {} take it; {} runs the code around it", me.name(), me.name())
                              : fmt::format("only arches older than {} take it; {} takes {}", me.name(), me.name(), taken);
