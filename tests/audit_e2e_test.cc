@@ -44,7 +44,7 @@ TEST(Audit, TrapsInCommentsAndStringsAreNotReported) {
 }
 
 TEST(Audit, HumanOutputSaysWhatTheGateMeans) {
-  RunResult r = RunArchpatch({"audit", "--arch", "sm_120", "tests/fixtures/cuda/norm_pdl.cuh"}, "NO_COLOR=1 ");
+  RunResult r = RunArchpatch({"audit", "--arch", "sm_120", "--each", "tests/fixtures/cuda/norm_pdl.cuh"}, "NO_COLOR=1 ");
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_NE(r.out.find("tests/fixtures/cuda/norm_pdl.cuh:10:5: cuda-gate: #if (__CUDA_ARCH__ >= 900 && "
                        "__CUDA_ARCH__ < 1200)\n"),
@@ -71,7 +71,7 @@ TEST(Audit, NoFindingExitsZero) {
   WriteFile(dir.path() / "plain.cu", "__global__ void k(float* p) { p[0] = 1.f; }\n");
   RunResult r = RunArchpatch({"audit", "--arch", "sm_120", dir.path().string()});
   EXPECT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_NE(r.out.find("no gate keeps sm_120 out (1 files scanned)"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("no root cause keeps sm_120 out (1 files scanned)"), std::string::npos) << r.out;
 }
 
 TEST(Audit, MalformedConditionWarnsAndTheAuditGoesOn) {

@@ -16,7 +16,8 @@ namespace fs = std::filesystem;
 const fs::path kTree = fs::path(ARCHPATCH_SOURCE_DIR) / "tests/fixtures/hazard/tree";
 
 TEST(HazardAudit, ReadsWellToSomeoneWhoDeploysModels) {
-  RunResult r = RunArchpatch({"audit", "--arch", "sm_120", "--undef-unknown", "tests/fixtures/hazard/tree"});
+  RunResult r = RunArchpatch({"audit", "--arch", "sm_120", "--undef-unknown", "--each", "--show-all",
+                              "tests/fixtures/hazard/tree"});
   EXPECT_EQ(r.exit_code, 1) << r.err;
   EXPECT_NE(r.out.find("empty-kernel: allreduce_fusion_kernel"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("On sm_120 this kernel compiles to an empty body: it would run and return garbage without "

@@ -56,7 +56,7 @@ TEST(PythonAudit, InvalidPythonIsReportedAndTheAuditGoesOn) {
   WritePackage(dir.path());
   const std::string bad = (dir.path() / "flashinfer" / "broken.py").string();
   WriteFile(bad, "import os\nx = \"sm_90a\n");
-  RunResult r = RunArchpatch({"audit", "--arch", "sm_120", dir.path().string()}, "NO_COLOR=1 ");
+  RunResult r = RunArchpatch({"audit", "--arch", "sm_120", "--each", dir.path().string()}, "NO_COLOR=1 ");
   EXPECT_EQ(r.exit_code, 1) << r.err;
   EXPECT_NE(r.err.find("archpatch: warning: " + bad + ":2:5: unterminated string literal"), std::string::npos) << r.err;
   EXPECT_NE(r.out.find("supported_major_versions=[9, 10]"), std::string::npos) << r.out;

@@ -2,6 +2,8 @@
 // proof under the shared one; the proof's spans from the manifest.
 #include "apply/revert.h"
 
+#include <cstdlib>
+
 #include <gtest/gtest.h>
 
 #include "apply/apply.h"
@@ -43,6 +45,8 @@ struct Fixture {
   RecordingLocker locker{events};
   env::Environment env;
   Fixture() {
+    // Applying a CUDA edit assesses it against the feature table.
+    setenv("ARCHPATCH_FEATURES", (std::string(ARCHPATCH_SOURCE_DIR) + "/rules/features.yaml").c_str(), 1);
     disk.AddFile(kSite / kFile, kBefore);
     env.site_packages = kSite;
     ApplyRequest req;

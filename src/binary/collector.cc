@@ -1,5 +1,7 @@
 #include "binary/collector.h"
 
+#include <algorithm>
+
 #include <fmt/format.h>
 
 #include "binary/cubin.h"
@@ -36,7 +38,15 @@ void ImageCollector::AddEmbeddedCubin(std::span<const uint8_t> bytes, const std:
 
 void ImageCollector::AddEntry(std::span<const uint8_t> bytes, const FatbinEntry& entry,
                               const std::string& where, bool relocatable) {
-  if (entry.kind != kEntryElf && entry.kind != kEntryPtx) return;  // LTO IR never runs as is
+  if (entry.kind == kEntryLtoIr) {  // never runs as is: nvJitLink builds SASS from it at run time
+    ++file_.lto_ir_entries;
+    std::string name = fmt::format("compute_{}", entry.sm);
+    if (std::find(file_.lto_ir_arches.begin(), file_.lto_ir_arches.end(), name) == file_.lto_ir_arches.end()) {
+      file_.lto_ir_arches.push_back(name);
+    }
+    return;
+  }
+  if (entry.kind != kEntryElf && entry.kind != kEntryPtx) return;
   if (entry.sm < 10 || entry.sm > 999) {
     file_.warnings.push_back(fmt::format("{}: entry names sm {}", where, entry.sm));
     return;

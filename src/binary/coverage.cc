@@ -3,6 +3,9 @@
 #include <algorithm>
 #include <tuple>
 
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
 namespace archpatch::binary {
 
 std::string_view CoverageStatusName(CoverageStatus status) {
@@ -10,6 +13,7 @@ std::string_view CoverageStatusName(CoverageStatus status) {
     case CoverageStatus::kNative: return "native";
     case CoverageStatus::kPtxJit: return "ptx-jit";
     case CoverageStatus::kNoImage: return "no-image";
+    case CoverageStatus::kRuntimeBuilt: return "runtime-built";
   }
   return "no-image";
 }
@@ -21,6 +25,20 @@ bool ArchBefore(const arch::Arch& a, const arch::Arch& b) {
 
 // The driver prefers SASS over PTX and, among SASS, the closest match; reporting the highest
 // compatible image names the one it will use in practice.
+namespace {
+
+std::string RuntimeNote(const BinaryFile& file) {
+  std::vector<std::string> parts;
+  if (file.lto_ir_entries > 0) {
+    parts.push_back(fmt::format("{} LTO-IR entr{} ({})", file.lto_ir_entries, file.lto_ir_entries == 1 ? "y" : "ies",
+                                fmt::join(file.lto_ir_arches, ", ")));
+  }
+  if (!file.runtime_compilers.empty()) parts.push_back(fmt::format("uses {}", fmt::join(file.runtime_compilers, ", ")));
+  return fmt::format("{}", fmt::join(parts, "; "));
+}
+
+}  // namespace
+
 Coverage CoverageFor(const BinaryFile& file, const arch::Arch& target) {
   const arch::Arch device = target.plain();
   Coverage coverage;
@@ -42,6 +60,9 @@ Coverage CoverageFor(const BinaryFile& file, const arch::Arch& target) {
     coverage.status = CoverageStatus::kPtxJit;
     coverage.image = best_ptx->name();
     coverage.ptx_version = best_ptx->ptx_version;
+  } else if (file.lto_ir_entries > 0 || !file.runtime_compilers.empty()) {
+    coverage.status = CoverageStatus::kRuntimeBuilt;
+    coverage.runtime_note = RuntimeNote(file);
   }
   return coverage;
 }

@@ -48,6 +48,16 @@ TEST(Coverage, FamilySassRunsAcrossTheFamilyUpward) {
   EXPECT_EQ(Status(With({{kSass, "sm_121f"}}), "sm_120"), "no-image");
 }
 
+TEST(Coverage, ALibraryLinkingARuntimeCompilerIsRuntimeBuilt) {
+  BinaryFile f = With({{kSass, "sm_75"}});
+  EXPECT_EQ(Status(f, "sm_120"), "no-image");
+  f.runtime_compilers = {"libnvJitLink"};
+  Coverage c = CoverageFor(f, A("sm_120"));
+  EXPECT_EQ(c.status, CoverageStatus::kRuntimeBuilt);
+  EXPECT_EQ(c.runtime_note, "uses libnvJitLink");
+  EXPECT_EQ(Status(f, "sm_75"), "native sm_75");  // an image that fits still wins
+}
+
 TEST(Coverage, PlainPtxJitsOnAnyNewerArch) {
   BinaryFile f = With({{kPtx, "sm_80"}});
   EXPECT_EQ(Status(f, "sm_120"), "ptx-jit compute_80");

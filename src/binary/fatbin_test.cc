@@ -6,6 +6,7 @@
 
 #include <gtest/gtest.h>
 
+#include "binary/coverage.h"
 #include "binary/reader.h"
 
 namespace archpatch::binary {
@@ -68,6 +69,21 @@ TEST(Fatbin, AFatbinFileListsItsImagesAndSkipsLtoIr) {
   EXPECT_EQ(file->format, FileFormat::kFatbin);
   EXPECT_EQ(file->Names(ImageKind::kPtx), std::vector<std::string>{"compute_80"});
   EXPECT_EQ(file->images[0].ptx_version, "9.0");
+}
+
+// libcufft.so.12 of CUDA 13 in miniature: one old cubin, no PTX, the kernels as LTO-IR that
+// nvJitLink builds for the GPU at hand. Not "no kernel image": the kernels are built at run time.
+TEST(Fatbin, OneOldCubinAndLtoIrIsRuntimeBuiltNotNoImage) {
+  std::vector<uint8_t> bytes = Container({Entry(kEntryElf, 75, 0, "cubin"), Entry(kEntryLtoIr, 75, 0, "ir1"),
+                                          Entry(kEntryLtoIr, 90, 0, "ir2")});
+  Result<BinaryFile> file = ReadBinaryBytes(bytes, "libcufft_like.fatbin");
+  ASSERT_TRUE(file.ok()) << file.error().message;
+  EXPECT_EQ(file->lto_ir_entries, 2u);
+  EXPECT_EQ(file->lto_ir_arches, (std::vector<std::string>{"compute_75", "compute_90"}));
+  Coverage c = CoverageFor(*file, *arch::ParseArch("sm_120"));
+  EXPECT_EQ(c.status, CoverageStatus::kRuntimeBuilt);
+  EXPECT_EQ(c.runtime_note, "2 LTO-IR entries (compute_75, compute_90)");
+  EXPECT_EQ(CoverageFor(*file, *arch::ParseArch("sm_75")).status, CoverageStatus::kNative);
 }
 
 TEST(Fatbin, SequenceSkipsPaddingBetweenContainers) {

@@ -65,7 +65,10 @@ class HostElfReader {
     file_.bytes_read += 64 + sections_.size() * 64;  // ELF header and section headers
     for (const HostSection& s : sections_) {
       file_.has_cuda_sections = file_.has_cuda_sections || s.is_fatbin_section() || s.name == ".nvFatBinSegment";
-      if (s.name == ".dynstr" && s.has_bytes()) file_.loads_modules = ImportsModuleLoader(Bytes(s));
+      if (s.name == ".dynstr" && s.has_bytes()) {
+        file_.loads_modules = ImportsModuleLoader(Bytes(s));
+        file_.runtime_compilers = RuntimeCompilers(Bytes(s));
+      }
     }
     for (const HostSection& s : sections_) {
       if (!s.has_bytes() || !s.is_fatbin_section()) continue;
@@ -94,6 +97,17 @@ class HostElfReader {
       if (memmem(dynstr.data(), dynstr.size(), name.data(), name.size())) return true;
     }
     return false;
+  }
+
+  // The runtime compilers the dynamic string table names: DT_NEEDED libraries and imported calls.
+  static std::vector<std::string> RuntimeCompilers(std::span<const uint8_t> dynstr) {
+    static constexpr std::string_view kNames[] = {"libnvJitLink", "libnvrtc", "libnvptxcompiler", "nvJitLinkCreate",
+                                                 "nvrtcCompileProgram", "nvPTXCompilerCompile", "cuLinkCreate"};
+    std::vector<std::string> found;
+    for (std::string_view name : kNames) {
+      if (memmem(dynstr.data(), dynstr.size(), name.data(), name.size())) found.emplace_back(name);
+    }
+    return found;
   }
 
   static bool IsReadOnlyData(const HostSection& s) {

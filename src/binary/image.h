@@ -52,6 +52,12 @@ struct BinaryFile {
   // (cuModuleLoadData, cuLibraryLoadData, ...). Either makes a .rodata search worth its cost.
   bool has_cuda_sections = false;
   bool loads_modules = false;
+  // Kernels built at run time instead of loaded from an image: fatbin entries of LTO-IR (NVVM IR
+  // that nvJitLink links and compiles for the GPU at hand), and the runtime compilers the library
+  // links or imports ("libnvJitLink", "libnvrtc", "nvJitLinkCreate", "cuLinkCreate", ...).
+  size_t lto_ir_entries = 0;
+  std::vector<std::string> lto_ir_arches;       // "compute_75", ... as the entries name them
+  std::vector<std::string> runtime_compilers;
 
   // Unique image names of one kind, sorted by arch table order ("sm_80", "sm_90a").
   std::vector<std::string> Names(ImageKind kind, bool include_relocatable = true) const;

@@ -10,6 +10,7 @@ namespace {
 
 std::string Runs(const Coverage& c) {
   if (c.status == CoverageStatus::kPtxJit) return fmt::format("{} (PTX {})", c.image, c.ptx_version);
+  if (c.status == CoverageStatus::kRuntimeBuilt) return fmt::format("kernels built at run time ({})", c.runtime_note);
   return c.image;
 }
 
@@ -27,7 +28,8 @@ nlohmann::ordered_json PtxVersions(const BinaryFile& file) {
 }
 
 nlohmann::ordered_json TotalsJson(const Totals& t) {
-  return {{"files", t.files}, {"native", t.native}, {"ptx-jit", t.ptx_jit}, {"no-image", t.no_image}};
+  return {{"files", t.files}, {"native", t.native}, {"ptx-jit", t.ptx_jit}, {"no-image", t.no_image},
+          {"runtime-built", t.runtime_built}};
 }
 
 nlohmann::ordered_json PerTarget(const std::vector<std::string>& targets, const std::vector<Totals>& totals) {
@@ -64,8 +66,11 @@ nlohmann::ordered_json FileJson(const FileReport& f) {
     status[c.target] = {{"status", CoverageStatusName(c.status)},
                         {"runs", c.image.empty() ? nlohmann::ordered_json() : nlohmann::ordered_json(c.image)}};
     if (c.status == CoverageStatus::kPtxJit) status[c.target]["ptx_version"] = c.ptx_version;
+    if (c.status == CoverageStatus::kRuntimeBuilt) status[c.target]["runtime_note"] = c.runtime_note;
   }
   j["targets"] = status;
+  j["lto_ir_entries"] = f.file.lto_ir_entries;
+  j["runtime_compilers"] = f.file.runtime_compilers;
   j["bytes"] = f.file.file_size;
   j["bytes_read"] = f.file.bytes_read;
   if (!f.file.warnings.empty()) j["warnings"] = f.file.warnings;
@@ -77,8 +82,9 @@ std::string ListOrNone(const std::vector<std::string>& names) {
 }
 
 std::string TotalsText(const Totals& t) {
-  return fmt::format("{} file{}: {} native, {} ptx-jit, {} no-image", t.files, t.files == 1 ? "" : "s",
-                     t.native, t.ptx_jit, t.no_image);
+  return fmt::format("{} file{}: {} native, {} ptx-jit, {} no-image{}", t.files, t.files == 1 ? "" : "s",
+                     t.native, t.ptx_jit, t.no_image,
+                     t.runtime_built ? fmt::format(", {} runtime-built", t.runtime_built) : "");
 }
 
 std::string StatusColumn(const FileReport& f) {
@@ -111,7 +117,8 @@ std::vector<Finding> ToFindings(const BinaryScan& scan) {
                                ListOrNone(f.file.Names(ImageKind::kPtx, false)));
     bool any_missing = false, any_jit = false;
     for (const Coverage& c : f.coverage) {
-      finding.verdict.push_back({c.target, TriOf(c.status != CoverageStatus::kNoImage)});
+      finding.verdict.push_back({c.target, c.status == CoverageStatus::kRuntimeBuilt ? Tri::kUnknown
+                                                                                : TriOf(c.status != CoverageStatus::kNoImage)});
       any_missing = any_missing || c.status == CoverageStatus::kNoImage;
       any_jit = any_jit || c.status == CoverageStatus::kPtxJit;
     }
@@ -119,6 +126,10 @@ std::vector<Finding> ToFindings(const BinaryScan& scan) {
     const Coverage& first = f.coverage.front();
     finding.summary = first.status == CoverageStatus::kNoImage
                           ? fmt::format("no kernel image for {}: launching fails", first.target)
+                      : first.status == CoverageStatus::kRuntimeBuilt
+                          ? fmt::format("no image for {}, but the library builds its kernels at run time ({}): "
+                                        "it does not fail for want of an image; whether {} works depends on that path",
+                                        first.target, first.runtime_note, first.target)
                       : first.status == CoverageStatus::kPtxJit
                           ? fmt::format("{} JIT-compiles {} at first launch", first.target, Runs(first))
                           : fmt::format("{} runs {} natively", first.target, first.image);

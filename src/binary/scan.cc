@@ -134,6 +134,7 @@ void Totals::Add(CoverageStatus status) {
     case CoverageStatus::kNative: ++native; break;
     case CoverageStatus::kPtxJit: ++ptx_jit; break;
     case CoverageStatus::kNoImage: ++no_image; break;
+    case CoverageStatus::kRuntimeBuilt: ++runtime_built; break;
   }
 }
 

@@ -35,7 +35,7 @@ struct FileReport {
 };
 
 struct Totals {
-  size_t files = 0, native = 0, ptx_jit = 0, no_image = 0;
+  size_t files = 0, native = 0, ptx_jit = 0, no_image = 0, runtime_built = 0;
   void Add(CoverageStatus status);
 };
 

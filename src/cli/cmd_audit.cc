@@ -13,15 +13,20 @@
 #include "cli/store_support.h"
 #include "cli/command.h"
 #include "cli/options.h"
+#include "cli/progress.h"
 #include "hazard/audit_hook.h"
+#include "plan/rule_coverage.h"
+#include "report/groups.h"
 #include "report/human.h"
+#include "report/sarif.h"
 #include "scan/audit.h"
+#include "scan/groups.h"
 
 namespace archpatch::cli {
 namespace {
 
 constexpr const char* kSynopsis =
-    "--arch ARCH [--against ARCH,...] [-D NAME[=VAL]]... [-U NAME]... [--undef-unknown] [--binaries | --binaries-only | --no-binaries] [--json] (PATH... | --python EXE | --site-packages DIR | --root DIR)";
+    "--arch ARCH [--against ARCH,...] [-D NAME[=VAL]]... [-U NAME]... [--undef-unknown] [--binaries | --binaries-only | --no-binaries] [--each] [--show-all] [--keep-tests] [--json | --sarif] (PATH... | --python EXE | --site-packages DIR | --root DIR)";
 
 po::options_description AuditOptionsDescription() {
   po::options_description desc("options");
@@ -32,6 +37,10 @@ po::options_description AuditOptionsDescription() {
       ("undef,U", po::value<std::vector<std::string>>()->composing(), "NAME: treat the macro as undefined")
       ("undef-unknown", "every macro not given with -D/-U is undefined, as the compiler sees it")
       ("json", "print one JSON document (docs/audit.md)")
+      ("sarif", "print SARIF 2.1.0 for code-scanning services and editors (docs/audit.md)")
+      ("each", "list every place under its root cause, with why and whether widening is safe")
+      ("show-all", "also list legacy fallbacks and other chips' paths (not exclusions of the target)")
+      ("keep-tests", "also audit tests/, benchmarks/, docs/, examples/ (and setup.py in environments)")
       ("jobs,j", po::value<int>()->default_value(0), "worker threads (default: one per core)")
       ("no-hazards", "skip the hazard checks (empty kernels, whether each gate is safe to widen; docs/hazards.md)")
       ("path", po::value<std::vector<std::string>>(), "files or directories to audit");
@@ -98,6 +107,8 @@ scan::AuditOptions ToAuditOptions(const po::variables_map& vars) {
   options.env.undef_unknown = vars.count("undef-unknown") > 0;
   if (vars.count("path")) options.paths = vars["path"].as<std::vector<std::string>>();
   options.jobs = vars["jobs"].as<int>();
+  options.walk.keep_tests = vars.count("keep-tests") > 0;
+  options.walk.skip_setup_py = IsEnvironmentAudit(vars) && !options.walk.keep_tests;
   return options;
 }
 
@@ -105,7 +116,8 @@ nlohmann::ordered_json ErrorJson(const Error& e) {
   return {{"file", e.where.file}, {"line", e.where.line}, {"column", e.where.column}, {"message", e.message}};
 }
 
-void PrintJson(const scan::AuditReport& report, const nlohmann::ordered_json& binaries = nullptr,
+void PrintJson(const scan::AuditReport& report, const std::vector<report::Group>& groups,
+               const nlohmann::ordered_json& binaries = nullptr,
                const std::vector<RecordMismatch>* mismatches = nullptr) {
   nlohmann::ordered_json doc;
   doc["arch"] = report.arches.front().name();
@@ -113,6 +125,7 @@ void PrintJson(const scan::AuditReport& report, const nlohmann::ordered_json& bi
   for (size_t a = 1; a < report.arches.size(); ++a) doc["against"].push_back(report.arches[a].name());
   doc["findings"] = nlohmann::ordered_json::array();
   for (const Finding& f : report.findings) doc["findings"].push_back(ToJson(f));
+  doc["groups"] = report::GroupsJson(groups, report.findings);
   doc["files_scanned"] = report.files_scanned;
   doc["files_parsed"] = report.files_parsed;
   doc["errors"] = nlohmann::ordered_json::array();
@@ -138,30 +151,37 @@ std::vector<std::string> TableOrder(const scan::AuditReport& report) {
   return names;
 }
 
-void PrintHuman(const scan::AuditReport& report) {
-  const std::string target = report.arches.front().name();
-  const bool color = report::UseColor(stdout);
-  const std::vector<std::string> order = TableOrder(report);
-  std::set<std::string> files;
-  for (const Finding& f : report.findings) {
-    report::PrintFinding(stdout, f, target, order, color);
-    fmt::print("\n");
-    files.insert(f.file);
-  }
-  // Empty kernels (hazard checks) are counted apart from the gates.
-  const size_t empty = std::count_if(report.findings.begin(), report.findings.end(),
-                                     [](const Finding& f) { return f.kind == "empty-kernel"; });
-  const size_t gates = report.findings.size() - empty;
-  if (report.findings.empty()) {
-    fmt::print("no gate keeps {} out ({} files scanned)\n", target, report.files_scanned);
-  } else {
-    fmt::print("{} gate{} keep{} {} out, in {} file{} ({} files scanned)\n", gates, gates == 1 ? "" : "s",
-               gates == 1 ? "s" : "", target, files.size(), files.size() == 1 ? "" : "s", report.files_scanned);
-  }
-  if (empty > 0) {
-    fmt::print("{} kernel{} compile{} to an empty body on {}: {} run and return garbage without an error\n", empty,
-               empty == 1 ? "" : "s", empty == 1 ? "s" : "", target, empty == 1 ? "it would" : "they would");
-  }
+void PrintHuman(const scan::AuditReport& report, const std::vector<report::Group>& groups,
+                const po::variables_map& vars) {
+  report::HumanOptions o;
+  o.target = report.arches.front().name();
+  o.each = vars.count("each") > 0;
+  o.show_all = vars.count("show-all") > 0;
+  o.color = report::UseColor(stdout);
+  o.arch_order = TableOrder(report);
+  o.files_scanned = report.files_scanned;
+  report::PrintGroups(stdout, groups, report.findings, o);
+}
+
+void PrintSarif(const scan::AuditReport& report, const std::vector<report::Group>& groups) {
+  report::SarifOptions o;
+  o.target = report.arches.front().name();
+  o.tool_version = ARCHPATCH_VERSION;
+  std::error_code ec;
+  o.working_dir = std::filesystem::current_path(ec).string();
+  fmt::print("{}\n", report::ToSarif(groups, report.findings, o).dump(2));
+}
+
+// Each root cause a shipped rule edits names the rule (`covered_by`), so the report can say what
+// `archpatch apply` would fix.
+void MarkCoveredByShippedRules(std::vector<report::Group>& groups, const std::vector<Finding>& findings,
+                               const arch::Arch& target) {
+  const std::vector<rules::Rule> shipped = plan::ShippedRules();
+  if (shipped.empty()) return;
+  std::vector<size_t> roots;
+  for (const report::Group& g : groups) roots.push_back(g.root);
+  std::vector<std::vector<std::string>> covered = plan::CoveringRules(shipped, findings, roots, target);
+  for (size_t i = 0; i < groups.size(); ++i) groups[i].covered_by = std::move(covered[i]);
 }
 
 // Problems with single files never stop the audit: they go to stderr, in file order.
@@ -189,9 +209,18 @@ int RunAudit(const Context&, const std::vector<std::string>& args) {
   RefuseTogether(parsed.vars, "binaries", "binaries-only");
   RefuseTogether(parsed.vars, "binaries", "no-binaries");
   if (parsed.vars.count("binaries-only")) return RunBinariesOnly(options.target, options.paths, parsed.vars.count("json"));
+  RefuseTogether(parsed.vars, "json", "sarif");
+  const bool for_tools = parsed.vars.count("json") || parsed.vars.count("sarif");
+  TerminalProgress progress(!for_tools);
+  options.on_file_done = progress.Callback();
   Result<scan::AuditReport> report = scan::Audit(options);
+  progress.Finish();
   if (!report) throw UsageError(fmt::format("audit: {}", report.error().str()));
-  if (!parsed.vars.count("no-hazards")) hazard::AugmentAudit(*report, options.env, options.jobs);
+  if (!parsed.vars.count("no-hazards")) {
+    cuda::MacroEnv env = options.env;
+    env.per_arch = report->package_macros;  // cross-file feature macros, as the gates were evaluated
+    hazard::AugmentAudit(*report, env, options.jobs);
+  }
   const auto binaries = ScanBinariesIfAsked(parsed.vars, options.target, options.paths, report->findings,
                                             /*by_default=*/mismatches.has_value());
   PrintProblems(*report);
@@ -201,15 +230,22 @@ int RunAudit(const Context&, const std::vector<std::string>& args) {
                  m.file.string(), m.state, m.distribution);
     }
   }
+  std::vector<report::Group> groups = scan::BuildGroups(report->findings, options.paths);
+  MarkCoveredByShippedRules(groups, report->findings, options.target);
   if (parsed.vars.count("json")) {
-    PrintJson(*report, binaries ? binary::ToJson(*binaries) : nlohmann::ordered_json(),
+    PrintJson(*report, groups, binaries ? binary::ToJson(*binaries) : nlohmann::ordered_json(),
               mismatches ? &*mismatches : nullptr);
+  } else if (parsed.vars.count("sarif")) {
+    PrintSarif(*report, groups);
   } else {
-    PrintHuman(*report);
+    PrintHuman(*report, groups, parsed.vars);
     if (binaries) fmt::print("\n{}", binary::FormatText(*binaries));
   }
   const bool no_image = binaries && binaries->AnyNoImage();
-  return report->findings.empty() && !no_image ? kExitOk : kExitFindings;
+  // Legacy fallbacks and other chips' paths keep nothing out: they alone leave the exit code 0.
+  const bool excluded = std::any_of(groups.begin(), groups.end(),
+                                    [](const report::Group& g) { return report::ListedByDefault(g.klass); });
+  return !excluded && !no_image ? kExitOk : kExitFindings;
 }
 
 }  // namespace archpatch::cli

@@ -1,6 +1,7 @@
 #include "cuda/gates.h"
 
 #include "cuda/directives.h"
+#include "cuda/exclusion.h"
 #include "cuda/functions.h"
 #include "cuda/nv_target.h"
 #include "cuda/runtime_gates.h"
@@ -46,9 +47,35 @@ nlohmann::ordered_json BlockJson(const DirectiveBranch& b, const std::vector<Ker
           {"kernels", names}};
 }
 
+// The macros #defined anywhere inside the branch's block: a gate on one of them elsewhere is a
+// consequence of this branch (root causes, docs/audit.md).
+nlohmann::ordered_json DefinedMacros(const DirectiveScan& scan, const DirectiveBranch& b) {
+  nlohmann::ordered_json names = nlohmann::ordered_json::array();
+  for (const MacroDirective& m : scan.macros) {
+    if (m.define && m.offset >= b.block.begin && m.offset < b.block.end) names.push_back(m.name);
+  }
+  return names;
+}
+
+// The exclusion class for arches.front(), the audit's target (scan::VerdictArches puts it first).
+void AddExclusion(Finding& f, const DirectiveScan& scan, const BranchVerdicts& v, const std::vector<BlockHolds>& holds,
+                  int index, const std::vector<arch::Arch>& arches, const std::vector<Token>& tokens,
+                  std::string_view contents) {
+  f.details["holds"] = BlockHoldsName(holds[index]);
+  if (v.effective[index].empty() || v.effective[index][0] != Tri::kFalse) return;
+  const bool whole = f.scope.empty() || ChainFillsItsBraces(scan, index, tokens, contents);
+  Exclusion e = ClassifyExclusion(scan, v, holds, index, arches, 0, whole);
+  f.details["class"] = ExclusionClassName(e.klass);
+  f.details["class_reason"] = e.reason;
+  nlohmann::ordered_json takes = {{"holds", BlockHoldsName(e.target.holds)}, {"certain", e.target.certain}};
+  if (e.target.branch >= 0) takes["line"] = scan.branches[e.target.branch].line;
+  f.details["target_takes"] = takes;
+}
+
 Finding BranchFinding(const std::string& file, const DirectiveScan& scan, const BranchVerdicts& v,
-                      int index, const std::vector<arch::Arch>& arches, const std::vector<KernelDecl>& kernels,
-                      const std::vector<FunctionBody>& bodies) {
+                      const std::vector<BlockHolds>& holds, int index, const std::vector<arch::Arch>& arches,
+                      const std::vector<KernelDecl>& kernels, const std::vector<FunctionBody>& bodies,
+                      const std::vector<Token>& tokens, std::string_view contents) {
   const DirectiveBranch& b = scan.branches[index];
   Finding f;
   f.file = file;
@@ -70,20 +97,39 @@ Finding BranchFinding(const std::string& file, const DirectiveScan& scan, const 
     f.details["enclosing_line"] = scan.branches[b.parent].condition_line;
     f.details["enclosing_verdict"] = VerdictJson(arches, v.effective[b.parent]);
   }
+  nlohmann::ordered_json defines = DefinedMacros(scan, b);
+  if (!defines.empty()) f.details["defines"] = defines;
+  AddExclusion(f, scan, v, holds, index, arches, tokens, contents);
   return f;
+}
+
+// The package's per-arch macros less those this file #defines itself: its own definitions and the
+// guards around them (`#if !defined(X) ... #define X`) read as the file says, not as the package's
+// outcome of them.
+MacroEnv WithoutOwnMacros(const MacroEnv& env, const DirectiveScan& scan) {
+  MacroEnv out = env;
+  if (out.per_arch.empty()) return out;
+  for (const MacroDirective& m : scan.macros) out.per_arch.erase(m.name);
+  return out;
 }
 
 void AddDirectiveGates(const std::string& file, std::string_view contents, const std::vector<Token>& tokens,
                        const std::vector<arch::Arch>& arches, const MacroEnv& env, CudaGates& out) {
   DirectiveScan scan = ReadDirectives(tokens, contents, file);
-  BranchVerdicts v = EvaluateBranches(scan, arches, env, file);
+  BranchVerdicts v = EvaluateBranches(scan, arches, WithoutOwnMacros(env, scan), file);
   out.warnings.insert(out.warnings.end(), scan.problems.begin(), scan.problems.end());
   out.warnings.insert(out.warnings.end(), v.malformed.begin(), v.malformed.end());
   std::vector<KernelDecl> kernels = FindKernels(tokens, contents);
   std::vector<FunctionBody> bodies = FindFunctionBodies(tokens, contents);
+  const std::vector<BlockHolds> holds = AllBlockHolds(scan, tokens, contents);
+  for (const MacroDirective& m : scan.macros) {
+    if (!m.define) continue;
+    out.definitions.push_back({m.name, m.branch >= 0 ? v.effective[m.branch] : std::vector<Tri>(arches.size(), Tri::kTrue)});
+  }
   for (size_t i = 0; i < scan.branches.size(); ++i) {
     if (!IsGate(scan, v, static_cast<int>(i))) continue;
-    out.findings.push_back(BranchFinding(file, scan, v, static_cast<int>(i), arches, kernels, bodies));
+    out.findings.push_back(
+        BranchFinding(file, scan, v, holds, static_cast<int>(i), arches, kernels, bodies, tokens, contents));
   }
 }
 

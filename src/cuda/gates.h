@@ -21,9 +21,17 @@ struct GateKinds {
   bool runtime = true;     // cpp-runtime-gate (needs a full libclang parse: the costly one)
 };
 
+// A #define of the file, with where it takes effect: per arch of the scan, the effective verdict
+// of the branch it sits in (true everywhere at file level).
+struct MacroDefinition {
+  std::string name;
+  std::vector<Tri> where;
+};
+
 struct CudaGates {
   std::vector<Finding> findings;  // sorted by position
   std::vector<Error> warnings;    // malformed conditions, unbalanced directives
+  std::vector<MacroDefinition> definitions;  // every #define, in file order (package macros)
 };
 
 Result<CudaGates> ScanCudaGates(const std::string& file, std::string_view contents,

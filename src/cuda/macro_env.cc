@@ -99,7 +99,23 @@ Status AddMacroFlag(MacroEnv& env, std::string_view flag_value, bool define) {
   return Ok{};
 }
 
-MacroLookup ArchLookup(const arch::Arch& arch, const MacroEnv& env) {
+namespace {
+
+// The package's per-arch feature macros under -D/-U: `inner` answers for everything else.
+MacroLookup WithPackageMacros(const arch::Arch& arch, const MacroEnv& env, MacroLookup inner) {
+  if (env.per_arch.empty()) return inner;
+  return [&env, name = arch.name(), inner = std::move(inner)](std::string_view macro) {
+    auto it = env.per_arch.find(macro);
+    if (it == env.per_arch.end() || env.defines.count(std::string(macro)) || env.undefs.count(std::string(macro))) {
+      return inner(macro);
+    }
+    auto state = it->second.find(name);
+    if (state == it->second.end() || state->second == Tri::kUnknown) return MacroValue::Unknown();
+    return state->second == Tri::kTrue ? MacroValue::Defined("1") : MacroValue::Undefined();
+  };
+}
+
+MacroLookup TableLookup(const arch::Arch& arch, const MacroEnv& env) {
   const auto& table = arch::AllArches();
   const auto it = std::find(table.begin(), table.end(), arch);
   if (it != table.end()) return Layered(&Passes().device[it - table.begin()], env, true);
@@ -107,6 +123,12 @@ MacroLookup ArchLookup(const arch::Arch& arch, const MacroEnv& env) {
   auto pass = std::make_shared<PassMap>(MacroMap(arch::DeviceMacros(arch), true));
   MacroLookup inner = Layered(pass.get(), env, true);
   return [pass, inner](std::string_view name) { return inner(name); };
+}
+
+}  // namespace
+
+MacroLookup ArchLookup(const arch::Arch& arch, const MacroEnv& env) {
+  return WithPackageMacros(arch, env, TableLookup(arch, env));
 }
 
 MacroLookup HostLookup(const MacroEnv& env) {

@@ -10,6 +10,7 @@
 
 #include "arch/arch.h"
 #include "util/result.h"
+#include "util/tri.h"
 
 namespace archpatch::cuda {
 
@@ -32,6 +33,10 @@ struct MacroEnv {
   std::map<std::string, std::string> defines;  // -D NAME[=VAL]; a bare -D NAME stores "1"
   std::set<std::string> undefs;                // -U NAME
   bool undef_unknown = false;                  // every macro not listed is undefined
+  // Feature macros other files of the package #define under arch-dependent branches (CUTLASS's
+  // CUTE_ARCH_TCGEN05_* in cute/arch/config.hpp), by macro then arch name: defined where true,
+  // undefined where false. -D/-U win; a file's own #define wins after it (scan/package_macros.h).
+  std::map<std::string, std::map<std::string, Tri>, std::less<>> per_arch;
 };
 
 // Parses the value of one -D ("NAME", "NAME=VAL", "NAME=") or -U ("NAME") option into `env`.

@@ -46,7 +46,7 @@ TEST(Glob, Classes) {
 }
 
 // Patterns that took exponential time with the recursive matcher (issue 16, item 10): each must
-// answer in well under a second.
+// answer in milliseconds (the old matcher ran past 60 s on the first).
 TEST(Glob, AdversarialPatternsAnswerInLinearTime) {
   const auto start = std::chrono::steady_clock::now();
   const std::string name = "minifi/" + std::string(60, 'a');
@@ -58,7 +58,7 @@ TEST(Glob, AdversarialPatternsAnswerInLinearTime) {
   EXPECT_TRUE(GlobMatch(twelve + "y", deep + "y"));
   const std::string stars(2000, '*');
   EXPECT_FALSE(GlobMatch("*a" + stars + "b", std::string(3000, 'a')));
-  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(1));
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(5));  // milliseconds unloaded
 }
 
 TEST(Glob, RefusesOverlongPatterns) {

@@ -5,7 +5,9 @@
 #include <cstdlib>
 #include <cstring>
 #include <fcntl.h>
+#include <map>
 #include <mutex>
+#include <set>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <thread>
@@ -15,6 +17,7 @@
 
 #include "cuda/gates.h"
 #include "python/scanner.h"
+#include "scan/package_macros.h"
 #include "scan/prefilter.h"
 #include "scan/scan.h"
 #include "scan/walk.h"
@@ -69,16 +72,30 @@ bool IsFalse(const nlohmann::ordered_json& details, const char* key, const std::
   return v != it->end() && *v == value;
 }
 
+bool TargetTakesLess(const nlohmann::ordered_json& details) {
+  auto takes = details.find("target_takes");
+  if (takes == details.end() || !takes->is_object()) return false;
+  const std::string holds = takes->value("holds", "code");
+  return holds == "refusal" || holds == "nothing";
+}
+
+using DefinitionsByFile = std::map<std::string, std::vector<cuda::MacroDefinition>>;
+
 struct WorkerResult {
   std::vector<Finding> findings;
   std::vector<Error> errors, warnings;
+  DefinitionsByFile definitions;
+  std::vector<std::string> rescanned;  // later rounds: the files scanned again
   size_t parsed = 0;
 };
 
 class AuditRun {
  public:
-  AuditRun(const AuditOptions& options, std::vector<std::string> files)
-      : options_(options), files_(std::move(files)), prefilter_(options.env),
+  // `env`: options.env, or with the package's per-arch macros for a later round; `names`: in a
+  // later round, only files that mention one of them are scanned (directives always checked).
+  AuditRun(const AuditOptions& options, std::vector<std::string> files, const cuda::MacroEnv& env,
+           const std::set<std::string, std::less<>>* names = nullptr)
+      : options_(options), env_(env), names_(names), files_(std::move(files)), prefilter_(env),
         arches_(VerdictArches(options.target, options.against)) {
     target_ = options.target.name();
     for (size_t a = 1; a < arches_.size(); ++a) others_.push_back(arches_[a].name());
@@ -100,6 +117,8 @@ class AuditRun {
       std::move(r.errors.begin(), r.errors.end(), std::back_inserter(report.errors));
       std::move(r.warnings.begin(), r.warnings.end(), std::back_inserter(report.warnings));
       report.files_parsed += r.parsed;
+      definitions_.merge(r.definitions);
+      rescanned_.insert(r.rescanned.begin(), r.rescanned.end());
     }
     SortFindings(report.findings);
     auto by_place = [](const Error& a, const Error& b) {
@@ -110,9 +129,15 @@ class AuditRun {
     return report;
   }
 
+ DefinitionsByFile& definitions() { return definitions_; }
+  const std::set<std::string>& rescanned() const { return rescanned_; }
+
  private:
   void Work(WorkerResult& out) {
-    for (size_t i = next_++; i < files_.size(); i = next_++) ScanOne(files_[i], out);
+    for (size_t i = next_++; i < files_.size(); i = next_++) {
+      ScanOne(files_[i], out);
+      if (options_.on_file_done && !names_) options_.on_file_done(++done_, files_.size());
+    }
   }
 
   void ScanOne(const std::string& path, WorkerResult& out) {
@@ -121,15 +146,20 @@ class AuditRun {
     std::string_view contents = file.view();
     Result<std::vector<Finding>> found = std::vector<Finding>{};
     if (KindOf(path) == FileKind::kPython) {
+      if (names_) return;  // later rounds re-evaluate #if chains only
       ++out.parsed;
       found = python::ScanPython(path, contents, arches_);
     } else {
+      if (names_ && !MentionsAnyName(contents, *names_)) return;
+      if (names_) out.rescanned.push_back(path);
       cuda::GateKinds kinds = options_.prefilter ? prefilter_.Check(contents) : cuda::GateKinds{};
+      if (names_) kinds.directives = true;
       if (!kinds.directives && !kinds.nv_target && !kinds.runtime) return;
       ++out.parsed;
-      Result<cuda::CudaGates> gates = cuda::ScanCudaGates(path, contents, arches_, options_.env, kinds);
+      Result<cuda::CudaGates> gates = cuda::ScanCudaGates(path, contents, arches_, env_, kinds);
       if (!gates) return out.errors.push_back(gates.error());
       std::move(gates->warnings.begin(), gates->warnings.end(), std::back_inserter(out.warnings));
+      if (!gates->definitions.empty()) out.definitions[path] = std::move(gates->definitions);
       found = std::move(gates->findings);
     }
     if (!found) return out.errors.push_back(found.error());
@@ -139,13 +169,46 @@ class AuditRun {
   }
 
   const AuditOptions& options_;
+  const cuda::MacroEnv& env_;
+  const std::set<std::string, std::less<>>* names_;
+  DefinitionsByFile definitions_;
+  std::set<std::string> rescanned_;
   std::vector<std::string> files_;
   Prefilter prefilter_;
   std::vector<arch::Arch> arches_;
   std::string target_;
   std::vector<std::string> others_;
   std::atomic<size_t> next_{0};
+  std::atomic<size_t> done_{0};
 };
+
+// Later rounds: the files that mention a macro the package defines per arch are scanned again with
+// those states, and their findings replace the first round's. A round can resolve macros defined
+// from other package macros (cutlass/arch/config.h -> cute/arch/config.hpp -> users); three at most.
+void ApplyPackageMacros(const AuditOptions& options, const std::vector<std::string>& files,
+                        DefinitionsByFile definitions, AuditReport& report) {
+  constexpr int kRounds = 3;
+  std::set<std::string, std::less<>> applied;
+  cuda::MacroEnv env = options.env;
+  for (int round = 0; round < kRounds; ++round) {
+    PerArchMacros macros = ResolvePackageMacros(definitions, report.arches);
+    std::set<std::string, std::less<>> fresh;
+    for (const auto& [name, states] : macros) {
+      if (!applied.count(name) && !env.defines.count(name) && !env.undefs.count(name)) fresh.insert(name);
+    }
+    if (fresh.empty()) return;
+    applied.insert(fresh.begin(), fresh.end());
+    env.per_arch = std::move(macros);
+    report.package_macros = env.per_arch;
+    AuditRun again(options, files, env, &applied);
+    AuditReport more = again.Run();
+    const std::set<std::string>& rescanned = again.rescanned();
+    for (const auto& [file, defs] : again.definitions()) definitions[file] = defs;
+    std::erase_if(report.findings, [&](const Finding& f) { return rescanned.count(f.file) > 0; });
+    report.findings.insert(report.findings.end(), more.findings.begin(), more.findings.end());
+    SortFindings(report.findings);
+  }
+}
 
 }  // namespace
 
@@ -160,7 +223,9 @@ std::vector<arch::Arch> VerdictArches(const arch::Arch& target, const std::vecto
 bool ExcludesTarget(const Finding& f, const std::string& target, const std::vector<std::string>& others) {
   if (f.VerdictFor(target) != Tri::kFalse) return false;
   if (IsFalse(f.details, "enclosing_verdict", target, "false")) return false;  // the outer gate is the cause
-  if (IsFalse(f.details, "earlier_verdict", target, "true")) return false;     // target takes an earlier branch
+  // The target takes an earlier branch of the chain: excluded only when that branch refuses or is
+  // empty (`#if !defined(__CUDA_ARCH_FEAT_SM90_ALL) <error> #else <kernel body>`).
+  if (IsFalse(f.details, "earlier_verdict", target, "true") && !TargetTakesLess(f.details)) return false;
   for (const std::string& other : others) {
     if (f.VerdictFor(other) != Tri::kFalse) return true;
   }
@@ -168,12 +233,14 @@ bool ExcludesTarget(const Finding& f, const std::string& target, const std::vect
 }
 
 Result<AuditReport> Audit(const AuditOptions& options) {
-  Result<FileList> files = CollectFiles(options.paths);
+  Result<FileList> files = CollectFiles(options.paths, options.walk);
   if (!files) return files.error();
   // libclang otherwise starts a thread (8 MiB stack) for every parse; our workers have stacks
   // as large. Set before any worker starts: setenv is not safe beside a concurrent getenv.
   ::setenv("LIBCLANG_NOTHREADS", "1", /*overwrite=*/0);
-  AuditReport report = AuditRun(options, std::move(files->files)).Run();
+  AuditRun first(options, files->files, options.env);
+  AuditReport report = first.Run();
+  ApplyPackageMacros(options, files->files, std::move(first.definitions()), report);
   report.warnings.insert(report.warnings.begin(), files->warnings.begin(), files->warnings.end());
   return report;
 }

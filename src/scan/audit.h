@@ -3,12 +3,15 @@
 // and prints what comes back.
 #pragma once
 
+#include <functional>
+#include <map>
 #include <string>
 #include <vector>
 
 #include "arch/arch.h"
 #include "cuda/macro_env.h"
 #include "report/finding.h"
+#include "scan/walk.h"
 #include "util/result.h"
 
 namespace archpatch::scan {
@@ -20,6 +23,9 @@ struct AuditOptions {
   std::vector<std::string> paths;
   int jobs = 0;           // worker threads; 0: one per core
   bool prefilter = true;  // off only in tests that prove the prefilter drops nothing
+  WalkOptions walk;       // tests/, benchmarks/, docs/, examples/ left out unless walk.keep_tests
+  // Called from the worker threads after each file (files done, files in all): progress on a terminal.
+  std::function<void(size_t, size_t)> on_file_done;
 };
 
 struct AuditReport {
@@ -29,6 +35,9 @@ struct AuditReport {
   size_t files_parsed = 0;         // files libclang or the Python scanner examined
   std::vector<Error> errors;       // files skipped: unreadable, unparsable
   std::vector<Error> warnings;     // malformed conditions, unbalanced directives (file goes on)
+  // The feature macros the package #defines per arch, as the findings were evaluated with them
+  // (cuda::MacroEnv::per_arch; the hazard checks take the same).
+  std::map<std::string, std::map<std::string, Tri>, std::less<>> package_macros;
 };
 
 // The arches findings carry verdicts for: the target, then --against or the rest of the table.

@@ -19,9 +19,22 @@ bool IsSkippedDirectory(std::string_view name) {
   return name.starts_with("build-") || name.starts_with("cmake-build-");
 }
 
+bool IsNonShippingDirectory(std::string_view name) {
+  static constexpr std::string_view kNames[] = {"tests", "test", "benchmarks", "benchmark", "docs", "examples"};
+  return std::find(std::begin(kNames), std::end(kNames), name) != std::end(kNames);
+}
+
+bool IsTestFileName(std::string_view name) {
+  if (name == "conftest.py" || (name.starts_with("test_") && name.ends_with(".py"))) return true;
+  for (std::string_view suffix : {"_test.py", "_test.cc", "_test.cu", "_test.cpp"}) {
+    if (name.ends_with(suffix)) return true;
+  }
+  return false;
+}
+
 namespace {
 
-void Walk(const fs::path& root, FileList& out) {
+void Walk(const fs::path& root, const WalkOptions& options, FileList& out) {
   std::error_code ec;
   fs::recursive_directory_iterator it(root, fs::directory_options::skip_permission_denied, ec), end;
   if (ec) {
@@ -37,9 +50,14 @@ void Walk(const fs::path& root, FileList& out) {
     // A symlink to a directory is not followed (is_directory would follow it).
     if (entry.is_symlink(ec) && entry.is_directory(ec)) continue;
     if (entry.is_directory(ec)) {
-      if (IsSkippedDirectory(entry.path().filename().string())) it.disable_recursion_pending();
+      const std::string name = entry.path().filename().string();
+      if (IsSkippedDirectory(name) || (!options.keep_tests && IsNonShippingDirectory(name))) {
+        it.disable_recursion_pending();
+      }
       continue;
     }
+    if (options.skip_setup_py && entry.path().filename() == "setup.py") continue;
+    if (!options.keep_tests && IsTestFileName(entry.path().filename().string())) continue;
     std::string path = entry.path().string();
     if (entry.is_regular_file(ec) && KindOf(path) != FileKind::kOther) out.files.push_back(std::move(path));
   }
@@ -47,7 +65,7 @@ void Walk(const fs::path& root, FileList& out) {
 
 }  // namespace
 
-Result<FileList> CollectFiles(const std::vector<std::string>& paths) {
+Result<FileList> CollectFiles(const std::vector<std::string>& paths, const WalkOptions& options) {
   FileList out;
   for (const std::string& p : paths) {
     std::error_code ec;
@@ -55,7 +73,7 @@ Result<FileList> CollectFiles(const std::vector<std::string>& paths) {
     if (ec || !fs::exists(status)) return Error{"no such file or directory", Location{p}};
     if (fs::is_directory(status)) {
       size_t first = out.files.size();
-      Walk(p, out);
+      Walk(p, options, out);
       std::sort(out.files.begin() + first, out.files.end());
     } else {
       out.files.push_back(p);

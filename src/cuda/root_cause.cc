@@ -1,0 +1,268 @@
+#include "cuda/root_cause.h"
+
+#include <algorithm>
+#include <cctype>
+#include <map>
+#include <optional>
+#include <set>
+
+#include "arch/arch.h"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+namespace archpatch::cuda {
+namespace {
+
+bool IsIdentifierChar(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
+
+// Names the compiler defines per pass: the gate's arch dependence, never a package's feature macro.
+bool IsCompilerMacro(std::string_view name) {
+  return name == "defined" || name.starts_with("__CUDA") || name.starts_with("__NV") || name == "__cplusplus" ||
+         name.starts_with("__CUDACC");
+}
+
+std::vector<std::string> Strings(const nlohmann::ordered_json& details, const char* key) {
+  std::vector<std::string> out;
+  auto it = details.find(key);
+  if (it == details.end() || !it->is_array()) return out;
+  for (const auto& v : *it) {
+    if (v.is_string()) out.push_back(v.get<std::string>());
+  }
+  return out;
+}
+
+size_t BlockBegin(const Finding& f) {
+  auto block = f.details.find("block");
+  return block != f.details.end() && block->is_object() ? block->value("begin", size_t{0}) : f.span.begin;
+}
+
+// The definer of `macro` for finding `i`: the last one before it in its own file, else the first
+// one of another file. Never `i` itself (an include guard tests what it defines).
+std::optional<size_t> Definer(const std::vector<Finding>& findings, const std::vector<size_t>& definers, size_t i) {
+  std::optional<size_t> same_file, elsewhere;
+  for (size_t d : definers) {
+    if (d == i) continue;
+    if (findings[d].file == findings[i].file) {
+      if (BlockBegin(findings[d]) < findings[i].span.begin) same_file = d;
+    } else if (!elsewhere) {
+      elsewhere = d;
+    }
+  }
+  return same_file ? same_file : elsewhere;
+}
+
+struct NeededFeature {
+  std::string id;
+  std::string what;
+};
+
+std::vector<NeededFeature> Needs(const Finding& f) {
+  std::vector<NeededFeature> out;
+  auto needs = f.details.find("needs");
+  if (needs == f.details.end() || !needs->is_array()) return out;
+  for (const auto& n : *needs) {
+    if (n.is_object()) out.push_back({n.value("feature", ""), n.value("what", "")});
+  }
+  return out;
+}
+
+std::string Place(const Finding& f) { return fmt::format("{}:{}", f.file, f.line); }
+
+std::optional<size_t> EmptyingGate(const Finding& kernel, const std::map<std::pair<std::string, int>, size_t>& gate_at) {
+  auto gates = kernel.details.find("gates");
+  if (gates == kernel.details.end() || !gates->is_array()) return std::nullopt;
+  for (const auto& g : *gates) {
+    auto it = gate_at.find({kernel.file, g.value("line", 0)});
+    if (it != gate_at.end()) return it->second;
+  }
+  return std::nullopt;
+}
+
+WidenClosure Closure(const std::vector<Finding>& findings, const RootCause& rc) {
+  WidenClosure w;
+  const Finding& root = findings[rc.root];
+  std::map<std::string, std::vector<size_t>> by_feature;  // feature id -> places needing it
+  std::map<std::string, std::string> what;
+  bool unknown = root.details.value("widen", "") == "unknown";
+  auto add = [&](size_t i) {
+    for (const NeededFeature& n : Needs(findings[i])) {
+      by_feature[n.id].push_back(i);
+      what[n.id] = n.what;
+    }
+    if (findings[i].details.value("widen", "") == "unknown") unknown = true;
+  };
+  add(rc.root);
+  for (size_t p : rc.places) add(p);
+  for (const auto& [id, places] : by_feature) {
+    w.features.push_back(id);
+    const bool self = std::find(places.begin(), places.end(), rc.root) != places.end();
+    if (self && places.size() == 1) {
+      w.reasons.push_back(fmt::format("the block itself uses {} ({})", id, what[id]));
+    } else {
+      w.reasons.push_back(fmt::format("it enables {} block{} that use{} {} ({}), first at {}", places.size(),
+                                      places.size() == 1 ? "" : "s", places.size() == 1 ? "s" : "", id, what[id],
+                                      Place(findings[places.front()])));
+    }
+  }
+  if (!w.features.empty()) {
+    w.verdict = "widen-unsafe";
+  } else if (unknown || !root.details.contains("widen")) {
+    w.verdict = "unknown";
+    w.reasons.push_back(root.details.contains("widen") ? "a block it enables calls code archpatch cannot see"
+                                                       : "no hazard check for this kind of gate");
+  } else {
+    w.reasons.push_back(rc.places.empty() ? "the block uses no arch-specific instruction"
+                                          : fmt::format("neither the block nor the {} block{} it enables use an "
+                                                        "arch-specific instruction",
+                                                        rc.places.size(), rc.places.size() == 1 ? "" : "s"));
+  }
+  return w;
+}
+
+int Rank(ExclusionClass c) { return static_cast<int>(c); }
+
+int ArchNumber(const std::string& name) {
+  static thread_local std::map<std::string, int> numbers;
+  auto it = numbers.find(name);
+  if (it != numbers.end()) return it->second;
+  Result<arch::Arch> a = arch::ParseArch(name);
+  return numbers[name] = a ? a->number() : 0;
+}
+
+std::pair<ExclusionClass, std::string> ClassFromVerdict(const Finding& f) {
+  if (f.details.value("form", "") == "check-macro") {
+    return {ExclusionClass::kRefusal, "the check fails on the target"};
+  }
+  const int me = ArchNumber(f.verdict.front().arch);
+  std::set<int> others;
+  int oldest = me;
+  for (size_t a = 1; a < f.verdict.size(); ++a) {
+    oldest = std::min(oldest, ArchNumber(f.verdict[a].arch));
+    if (f.verdict[a].value != Tri::kFalse) others.insert(ArchNumber(f.verdict[a].arch));
+  }
+  if (others.size() == 1 && *others.begin() != me) {
+    return {ExclusionClass::kOtherArch, fmt::format("a path for sm_{} alone", *others.begin())};
+  }
+  const std::string shape = f.details.value("shape", ""), op = f.details.value("op", "");
+  // `if sm_version < 90: ...` true only on older arches: a path or check for them; the target,
+  // newer, compares false and goes on (a fallback, or a requirement it meets).
+  if (f.kind == "python-gate" && shape == "comparison" && (op == "<" || op == "<=") && !others.empty() &&
+      *others.rbegin() < me && *others.begin() == oldest) {
+    return {ExclusionClass::kLegacy, "a comparison only older arches satisfy; the target is newer"};
+  }
+  // `sm100f_nvcc_flags = ["-gencode=..."]` at module level: a table of flags, not a gate.
+  if (f.kind == "python-gate" && shape == "nvcc-arch-flag" && f.scope.empty()) {
+    return {ExclusionClass::kOtherArch, "a module-level table of nvcc flags, not a gate"};
+  }
+  if (f.details.value("form", "") == "nv-target") {
+    return {ExclusionClass::kFastPath, "the target takes another <nv/target> branch"};
+  }
+  return {ExclusionClass::kRefusal, "the target is refused or skipped here"};
+}
+
+}  // namespace
+
+std::vector<std::string> TestedMacros(const Finding& f) {
+  std::string text = f.details.value("effective", f.kind == "cuda-gate" ? f.text : "");
+  std::vector<std::string> out;
+  for (size_t i = 0; i < text.size();) {
+    if (!IsIdentifierChar(text[i]) || std::isdigit(static_cast<unsigned char>(text[i]))) {
+      ++i;
+      continue;
+    }
+    size_t j = i;
+    while (j < text.size() && IsIdentifierChar(text[j])) ++j;
+    std::string name = text.substr(i, j - i);
+    if (!IsCompilerMacro(name) && std::find(out.begin(), out.end(), name) == out.end()) out.push_back(name);
+    i = j;
+  }
+  return out;
+}
+
+void AssignClasses(std::vector<Finding>& findings) {
+  for (Finding& f : findings) {
+    if (f.details.contains("class")) continue;
+    if (f.kind == "empty-kernel") {
+      f.details["class"] = ExclusionClassName(ExclusionClass::kEmpty);
+      f.details["class_reason"] = "the kernel compiles to an empty body on the target";
+      continue;
+    }
+    if (f.verdict.empty()) continue;
+    auto [klass, reason] = ClassFromVerdict(f);
+    f.details["class"] = ExclusionClassName(klass);
+    f.details["class_reason"] = reason;
+  }
+}
+
+ExclusionClass ClassOf(const Finding& f) {
+  auto it = f.details.find("class");
+  if (it == f.details.end() || !it->is_string()) return ExclusionClass::kRefusal;
+  return ExclusionClassFromName(it->get<std::string>());
+}
+
+std::vector<size_t> LinkRootCauses(const std::vector<Finding>& findings) {
+  std::map<std::string, std::vector<size_t>> definers;
+  std::map<std::pair<std::string, int>, size_t> gate_at;  // (file, line of the '#') -> directive finding
+  for (size_t i = 0; i < findings.size(); ++i) {
+    for (const std::string& m : Strings(findings[i].details, "defines")) definers[m].push_back(i);
+    if (findings[i].details.contains("directive_line")) {
+      gate_at.emplace(std::pair(findings[i].file, findings[i].details.value("directive_line", 0)), i);
+    }
+  }
+  std::vector<std::optional<size_t>> parent(findings.size());
+  for (size_t i = 0; i < findings.size(); ++i) {
+    if (findings[i].kind == "empty-kernel") {  // the gate that switches the body off is the cause
+      parent[i] = EmptyingGate(findings[i], gate_at);
+      continue;
+    }
+    for (const std::string& m : TestedMacros(findings[i])) {
+      auto it = definers.find(m);
+      if (it == definers.end()) continue;
+      parent[i] = Definer(findings, it->second, i);
+      if (parent[i]) break;
+    }
+  }
+  std::vector<size_t> root(findings.size());
+  for (size_t i = 0; i < findings.size(); ++i) {
+    size_t at = i;
+    std::set<size_t> seen = {i};
+    while (parent[at] && seen.insert(*parent[at]).second) at = *parent[at];  // a cycle stops where it closes
+    root[i] = at;
+  }
+  return root;
+}
+
+std::vector<RootCause> CollectRootCauses(const std::vector<Finding>& findings) {
+  const std::vector<size_t> root = LinkRootCauses(findings);
+  std::map<size_t, size_t> index;  // root finding -> position in `out`
+  std::vector<RootCause> out;
+  for (size_t i = 0; i < findings.size(); ++i) {
+    auto [it, added] = index.emplace(root[i], out.size());
+    if (added) out.push_back(RootCause{root[i], {}, ExclusionClass::kEmpty, "", {}});
+    if (i != root[i]) out[it->second].places.push_back(i);
+  }
+  for (RootCause& rc : out) {
+    const Finding& r = findings[rc.root];
+    const bool defines_only = r.details.value("holds", "") == "defines" && !rc.places.empty();
+    std::optional<size_t> best = defines_only ? std::nullopt : std::optional<size_t>(rc.root);
+    for (size_t p : rc.places) {
+      const ExclusionClass c = ClassOf(findings[p]);
+      if (!KeepsTargetOut(c)) continue;
+      if (!best || !KeepsTargetOut(ClassOf(findings[*best])) || Rank(c) < Rank(ClassOf(findings[*best]))) best = p;
+    }
+    if (!best) best = rc.root;
+    rc.klass = ClassOf(findings[*best]);
+    rc.reason = findings[*best].details.value("class_reason", "");
+    if (*best != rc.root) rc.reason = fmt::format("{} ({})", rc.reason, Place(findings[*best]));
+    rc.widen = Closure(findings, rc);
+    if (!rc.widen.features.empty() && rc.klass != ExclusionClass::kLegacy) {
+      rc.klass = ExclusionClass::kHardwareExclusive;
+      rc.reason = fmt::format("needs {}, which {} lacks", fmt::join(rc.widen.features, ", "),
+                              r.details.value("target", "the target"));
+    }
+  }
+  return out;
+}
+
+}  // namespace archpatch::cuda

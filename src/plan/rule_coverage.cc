@@ -1,0 +1,89 @@
+#include "plan/rule_coverage.h"
+
+#include <fnmatch.h>
+
+#include <algorithm>
+#include <fstream>
+#include <map>
+#include <sstream>
+
+#include "plan/locate.h"
+#include "rules/loader.h"
+
+namespace archpatch::plan {
+namespace {
+
+std::optional<std::string> Slurp(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return std::nullopt;
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+bool Targets(const rules::Rule& rule, const arch::Arch& target) {
+  return std::any_of(rule.targets.begin(), rule.targets.end(),
+                     [&](const arch::Arch& a) { return a.plain() == target.plain(); });
+}
+
+Result<FilePlaces> Locate(const rules::Edit& edit, const std::string& file, std::string_view contents,
+                          const std::vector<arch::Arch>& targets) {
+  if (const auto* gate = std::get_if<rules::CudaGate>(&edit.action)) return LocateCudaGates(*gate, file, contents, targets);
+  if (const auto* gate = std::get_if<rules::PythonGate>(&edit.action)) return LocatePythonGates(*gate, file, contents, targets);
+  return FilePlaces{};
+}
+
+bool Selects(const FilePlaces& places, const Finding& f) {
+  return std::any_of(places.places.begin(), places.places.end(),
+                     [&](const Place& p) { return p.begin < f.span.end && f.span.begin < std::max(p.end, p.begin + 1); });
+}
+
+}  // namespace
+
+std::vector<rules::Rule> ShippedRules() {
+  std::vector<rules::Rule> out;
+  for (const std::filesystem::path& dir : rules::RuleDirectories()) {
+    for (const std::filesystem::path& file : rules::RuleFilesIn(dir)) {
+      Result<rules::Rule> rule = rules::LoadRuleFile(file);
+      if (rule && std::none_of(out.begin(), out.end(), [&](const rules::Rule& r) { return r.id == rule->id; })) {
+        out.push_back(std::move(*rule));
+      }
+    }
+  }
+  return out;
+}
+
+bool EditFileMatches(const std::string& glob, const std::string& file) {
+  if (fnmatch(glob.c_str(), file.c_str(), FNM_PATHNAME) == 0) return true;
+  for (size_t at = file.find('/'); at != std::string::npos; at = file.find('/', at + 1)) {
+    if (fnmatch(glob.c_str(), file.c_str() + at + 1, FNM_PATHNAME) == 0) return true;
+  }
+  return false;
+}
+
+std::vector<std::vector<std::string>> CoveringRules(const std::vector<rules::Rule>& rules,
+                                                    const std::vector<Finding>& findings,
+                                                    const std::vector<size_t>& which, const arch::Arch& target) {
+  std::vector<std::vector<std::string>> out(which.size());
+  std::map<std::string, std::optional<std::string>> contents;  // read each file once
+  for (size_t w = 0; w < which.size(); ++w) {
+    const Finding& f = findings[which[w]];
+    for (const rules::Rule& rule : rules) {
+      if (!Targets(rule, target)) continue;
+      for (const rules::Edit& edit : rule.edits) {
+        if (!EditFileMatches(edit.file, f.file)) continue;
+        auto it = contents.find(f.file);
+        if (it == contents.end()) it = contents.emplace(f.file, Slurp(f.file)).first;
+        if (!it->second) continue;
+        Result<FilePlaces> places = Locate(edit, f.file, *it->second, rule.targets);
+        if (places && Selects(*places, f) &&
+            std::find(out[w].begin(), out[w].end(), rule.id) == out[w].end()) {
+          out[w].push_back(rule.id);
+        }
+      }
+    }
+  }
+  return out;
+}
+
+}  // namespace archpatch::plan

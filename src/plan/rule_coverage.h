@@ -1,0 +1,29 @@
+// Which shipped rules cover a gate the audit reports: a rule covers a finding when one of its
+// cuda-gate or python-gate edits, applied to the finding's file, selects the finding's condition
+// (plan::LocateCudaGates / LocatePythonGates, as `apply` would) and the rule targets the audit's
+// arch. The audit marks each root cause with the ids (docs/audit.md `covered_by`).
+#pragma once
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "arch/arch.h"
+#include "report/finding.h"
+#include "rules/rule.h"
+
+namespace archpatch::plan {
+
+// The rules of every folder of rules::RuleDirectories() (unreadable ones skipped).
+std::vector<rules::Rule> ShippedRules();
+
+// Whether the edit's file glob (relative to site-packages) matches `file` or one of its suffixes
+// at a '/' boundary ("flashinfer/jit/comm.py" matches "tree/flashinfer/jit/comm.py").
+bool EditFileMatches(const std::string& glob, const std::string& file);
+
+// For each finding of `which`, the ids of the rules (among `rules`) that cover it.
+std::vector<std::vector<std::string>> CoveringRules(const std::vector<rules::Rule>& rules,
+                                                    const std::vector<Finding>& findings,
+                                                    const std::vector<size_t>& which, const arch::Arch& target);
+
+}  // namespace archpatch::plan

@@ -1,0 +1,193 @@
+#include "report/groups.h"
+
+#include <algorithm>
+#include <map>
+#include <set>
+
+#include <fmt/color.h>
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include "report/human.h"
+
+namespace archpatch::report {
+namespace {
+
+constexpr const char* kClassOrder[] = {"refusal", "empty", "fast-path", "hardware-exclusive", "legacy", "other-arch"};
+
+std::string Plural(size_t n, std::string_view word) {
+  return fmt::format("{} {}{}", n, word, n == 1 ? "" : "s");
+}
+
+// "!(A) && !(B)" -> "A": the earlier branch an #else follows, for the one-line form.
+std::string FirstNegatedTerm(const std::string& effective) {
+  if (!effective.starts_with("!(")) return effective;
+  int depth = 0;
+  for (size_t i = 1; i < effective.size(); ++i) {
+    if (effective[i] == '(') ++depth;
+    if (effective[i] == ')' && --depth == 0) return effective.substr(2, i - 2);
+  }
+  return effective;
+}
+
+// The condition as people read it, cut to one line.
+std::string Condition(const Finding& f) {
+  std::string text = f.text;
+  if (f.details.value("form", "") == "directive") {
+    const std::string directive = f.details.value("directive", "if");
+    text = directive == "else" ? "#else of " + FirstNegatedTerm(f.details.value("effective", ""))
+                               : fmt::format("#{} {}", directive, f.text);
+  }
+  std::string folded;  // one line: runs of whitespace (continued conditions) become one space
+  for (char c : text) {
+    const bool space = c == ' ' || c == '\n' || c == '\t' || c == '\r';
+    if (space && (folded.empty() || folded.back() == ' ')) continue;
+    folded += space ? ' ' : c;
+  }
+  text = folded;
+  if (text.size() > 72) text = text.substr(0, 69) + "...";
+  return text;
+}
+
+std::string Place(const Finding& f) { return fmt::format("{}:{}:{}", f.file, f.line, f.column); }
+
+std::string Covered(const Group& g) {
+  return g.covered_by.empty() ? "" : fmt::format(" [rule {}]", fmt::join(g.covered_by, ", "));
+}
+
+void PrintLine(std::FILE* out, const Group& g, const std::vector<Finding>& findings, const HumanOptions& o) {
+  const Finding& root = findings[g.root];
+  std::string places = g.places.empty() ? "" : fmt::format(" (+{})", Plural(g.places.size(), "place"));
+  std::string klass = o.color ? fmt::format(fmt::emphasis::bold, "{:<10}", g.klass) : fmt::format("{:<10}", g.klass);
+  fmt::print(out, "  {} {}: {} -> {}{}{}\n", klass, Place(root), Condition(root), g.switches_off, places, Covered(g));
+  if (!o.each) return;
+  fmt::print(out, "      why: {}\n", g.reason);
+  fmt::print(out, "      widen: {}: {}\n", g.widen, fmt::join(g.widen_reasons, "; "));
+  // Every place in full (the root first): verdict per arch, block, what it means, hazards.
+  PrintFinding(out, root, o.target, o.arch_order, o.color);
+  for (size_t p : g.places) PrintFinding(out, findings[p], o.target, o.arch_order, o.color);
+  fmt::print(out, "\n");
+}
+
+// Hardware-exclusive root causes of one distribution, one line per missing feature.
+void PrintFeatureLines(std::FILE* out, const std::vector<const Group*>& hw, const std::vector<Finding>& findings,
+                       const HumanOptions& o) {
+  std::map<std::string, std::vector<const Group*>> by_feature;
+  for (const Group* g : hw) by_feature[g->features.empty() ? "?" : g->features.front()].push_back(g);
+  for (const auto& [feature, groups] : by_feature) {
+    size_t places = 0;
+    std::set<std::string> files;
+    for (const Group* g : groups) {
+      places += 1 + g->places.size();
+      files.insert(findings[g->root].file);
+      for (size_t p : g->places) files.insert(findings[p].file);
+    }
+    fmt::print(out, "  {:<10} {}: {} ({} in {}), code that {} lacks; widening cannot help\n", "hardware",
+               feature, Plural(groups.size(), "root cause"), Plural(places, "place"), Plural(files.size(), "file"),
+               o.target);
+    if (!o.each) continue;
+    for (const Group* g : groups) PrintLine(out, *g, findings, o);
+  }
+}
+
+void PrintDistribution(std::FILE* out, const std::string& dist, std::vector<const Group*> groups,
+                       const std::vector<Finding>& findings, const HumanOptions& o) {
+  std::stable_sort(groups.begin(), groups.end(),
+                   [](const Group* a, const Group* b) { return ClassRank(a->klass) < ClassRank(b->klass); });
+  size_t places = 0;
+  for (const Group* g : groups) places += 1 + g->places.size();
+  fmt::print(out, "{} ({}, {})\n", dist, Plural(groups.size(), "root cause"), Plural(places, "place"));
+  std::vector<const Group*> hw;
+  for (const Group* g : groups) {
+    if (g->klass == "hardware-exclusive") {
+      hw.push_back(g);
+    } else {
+      PrintLine(out, *g, findings, o);
+    }
+  }
+  PrintFeatureLines(out, hw, findings, o);
+}
+
+void PrintSummary(std::FILE* out, const std::vector<const Group*>& shown, size_t hidden,
+                  const std::vector<Finding>& findings, const HumanOptions& o) {
+  size_t places = 0, covered = 0, hw = 0;
+  std::set<std::string> files, rules;
+  for (const Group* g : shown) {
+    places += 1 + g->places.size();
+    files.insert(findings[g->root].file);
+    if (g->klass == "hardware-exclusive") ++hw;
+    if (!g->covered_by.empty()) ++covered;
+    rules.insert(g->covered_by.begin(), g->covered_by.end());
+  }
+  if (shown.empty()) {
+    fmt::print(out, "no root cause keeps {} out ({} files scanned)", o.target, o.files_scanned);
+  } else {
+    fmt::print(out, "{} keep{} {} out ({} in {}); {} hardware-exclusive", Plural(shown.size(), "root cause"),
+               shown.size() == 1 ? "s" : "", o.target,
+               Plural(places, "place"), Plural(files.size(), "file"), hw);
+  }
+  if (hidden > 0) fmt::print(out, "; {} not shown (legacy fallbacks, other chips' paths: --show-all)", hidden);
+  fmt::print(out, "\n");
+  if (shown.empty()) return;
+  if (!rules.empty()) {
+    fmt::print(out, "next: {} covered by shipped rules: archpatch apply --rule {} (add --dry-run to see the edits)\n",
+               Plural(covered, "root cause"), fmt::join(rules, " --rule "));
+  }
+  if (!o.each) fmt::print(out, "next: --each lists every place with why and whether widening is safe; --json or --sarif for tools\n");
+}
+
+}  // namespace
+
+int ClassRank(std::string_view klass) {
+  for (int i = 0; i < static_cast<int>(std::size(kClassOrder)); ++i) {
+    if (klass == kClassOrder[i]) return i;
+  }
+  return static_cast<int>(std::size(kClassOrder));
+}
+
+bool ListedByDefault(std::string_view klass) { return klass != "legacy" && klass != "other-arch"; }
+
+void PrintGroups(std::FILE* out, const std::vector<Group>& groups, const std::vector<Finding>& findings,
+                 const HumanOptions& o) {
+  std::map<std::string, std::vector<const Group*>> by_dist;
+  std::vector<const Group*> shown;
+  size_t hidden = 0;
+  for (const Group& g : groups) {
+    if (!o.show_all && !ListedByDefault(g.klass)) {
+      ++hidden;
+      continue;
+    }
+    by_dist[g.distribution].push_back(&g);
+    shown.push_back(&g);
+  }
+  for (const auto& [dist, list] : by_dist) {
+    PrintDistribution(out, dist, list, findings, o);
+    fmt::print(out, "\n");
+  }
+  PrintSummary(out, shown, hidden, findings, o);
+}
+
+nlohmann::ordered_json GroupsJson(const std::vector<Group>& groups, const std::vector<Finding>& findings) {
+  nlohmann::ordered_json out = nlohmann::ordered_json::array();
+  for (const Group& g : groups) {
+    const Finding& r = findings[g.root];
+    nlohmann::ordered_json places = nlohmann::ordered_json::array();
+    for (size_t p : g.places) {
+      const Finding& f = findings[p];
+      places.push_back({{"file", f.file}, {"line", f.line}, {"column", f.column}, {"text", f.text},
+                        {"class", f.details.value("class", "")}});
+    }
+    out.push_back({{"id", g.id},
+                   {"root", {{"file", r.file}, {"line", r.line}, {"column", r.column}, {"text", r.text}, {"kind", r.kind}}},
+                   {"class", g.klass},
+                   {"reason", g.reason},
+                   {"distribution", g.distribution},
+                   {"switches_off", g.switches_off},
+                   {"places", places},
+                   {"widen", {{"verdict", g.widen}, {"reasons", g.widen_reasons}, {"features", g.features}}},
+                   {"covered_by", g.covered_by}});
+  }
+  return out;
+}
+
+}  // namespace archpatch::report

@@ -1,0 +1,87 @@
+// The grouped human report and the `groups` JSON: what a person reads first, what is folded.
+#include "report/groups.h"
+
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+
+#include <gtest/gtest.h>
+
+namespace archpatch::report {
+namespace {
+
+Finding At(std::string file, int line, std::string text) {
+  Finding f;
+  f.file = std::move(file);
+  f.line = line;
+  f.column = 2;
+  f.kind = "cuda-gate";
+  f.text = std::move(text);
+  f.details["form"] = "directive";
+  f.details["directive"] = "if";
+  return f;
+}
+
+std::string Print(const std::vector<Group>& groups, const std::vector<Finding>& findings, HumanOptions o) {
+  char* buffer = nullptr;
+  size_t size = 0;
+  std::FILE* out = open_memstream(&buffer, &size);
+  PrintGroups(out, groups, findings, o);
+  std::fclose(out);
+  std::string text(buffer, size);
+  std::free(buffer);
+  return text;
+}
+
+struct Fixture {
+  std::vector<Finding> findings = {At("pkg/a.cuh", 10, "__CUDA_ARCH__ >= 900 && __CUDA_ARCH__ < 1200"),
+                                   At("pkg/b.hpp", 38, "defined(__CUDA_ARCH_FEAT_SM90_ALL)"),
+                                   At("pkg/b.hpp", 51, "defined(SM90A)"), At("pkg/b.hpp", 65, "defined(SM90A)"),
+                                   At("pkg/c.cuh", 3, "__CUDA_ARCH__ < 800"),
+                                   At("pkg/d.cuh", 9, "!defined(__CUDA_ARCH_FEAT_SM90_ALL)")};
+  std::vector<Group> groups = {
+      {"G1", 0, {}, "fast-path", "generic", "widen-safe", {}, {}, {}, "pkg", "kernel k"},
+      {"G2", 1, {2, 3}, "hardware-exclusive", "needs wgmma", "widen-unsafe", {"enables 2"}, {"wgmma"}, {}, "pkg", "file b.hpp"},
+      {"G3", 4, {}, "legacy", "older only", "widen-safe", {}, {}, {}, "pkg", "file c.cuh"},
+      {"G4", 5, {}, "refusal", "refuses", "unknown", {}, {}, {"rule-a"}, "pkg", "kernel g"},
+  };
+};
+
+TEST(Groups, RefusalsComeFirstHardwareFoldsLegacyHides) {
+  Fixture f;
+  std::string text = Print(f.groups, f.findings, {"sm_120", false, false, false, {}});
+  const size_t refusal = text.find("pkg/d.cuh:9"), fast = text.find("pkg/a.cuh:10");
+  ASSERT_NE(refusal, std::string::npos) << text;
+  ASSERT_NE(fast, std::string::npos) << text;
+  EXPECT_LT(refusal, fast);
+  EXPECT_NE(text.find("[rule rule-a]"), std::string::npos);
+  EXPECT_NE(text.find("wgmma: 1 root cause (3 places in 1 file)"), std::string::npos) << text;
+  EXPECT_EQ(text.find("pkg/b.hpp:51"), std::string::npos);  // folded into the feature line
+  EXPECT_EQ(text.find("pkg/c.cuh"), std::string::npos);     // legacy left out
+  EXPECT_NE(text.find("1 not shown"), std::string::npos);
+  EXPECT_NE(text.find("archpatch apply --rule rule-a"), std::string::npos);
+}
+
+TEST(Groups, EachListsEveryPlaceAndShowAllTheLegacyOnes) {
+  Fixture f;
+  std::string text = Print(f.groups, f.findings, {"sm_120", true, true, false, {}});
+  EXPECT_NE(text.find("pkg/b.hpp:51"), std::string::npos) << text;
+  EXPECT_NE(text.find("pkg/c.cuh:3"), std::string::npos);
+  EXPECT_NE(text.find("widen: widen-unsafe: enables 2"), std::string::npos);
+}
+
+TEST(Groups, JsonCarriesEveryGroupWithRootPlacesWidenAndRules) {
+  Fixture f;
+  nlohmann::ordered_json j = GroupsJson(f.groups, f.findings);
+  ASSERT_EQ(j.size(), 4u);
+  EXPECT_EQ(j[1]["id"], "G2");
+  EXPECT_EQ(j[1]["root"]["file"], "pkg/b.hpp");
+  EXPECT_EQ(j[1]["root"]["line"], 38);
+  EXPECT_EQ(j[1]["places"].size(), 2u);
+  EXPECT_EQ(j[1]["widen"]["verdict"], "widen-unsafe");
+  EXPECT_EQ(j[3]["covered_by"][0], "rule-a");
+  EXPECT_EQ(j[2]["class"], "legacy");
+}
+
+}  // namespace
+}  // namespace archpatch::report

@@ -1,0 +1,115 @@
+#include "scan/groups.h"
+
+#include <algorithm>
+#include <tuple>
+#include <filesystem>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include "cuda/root_cause.h"
+
+namespace archpatch::scan {
+namespace {
+
+std::string Trimmed(std::string path) {
+  while (path.size() > 1 && path.back() == '/') path.pop_back();
+  if (path.starts_with("./")) path = path.substr(2);
+  return path;
+}
+
+std::string Kernels(const Finding& f) {
+  auto block = f.details.find("block");
+  if (block == f.details.end() || !block->is_object()) return "";
+  auto kernels = block->find("kernels");
+  if (kernels == block->end() || !kernels->is_array() || kernels->empty()) return "";
+  std::vector<std::string> names;
+  for (const auto& k : *kernels) names.push_back(k.get<std::string>());
+  if (names.size() > 3) names.resize(3), names.push_back("...");
+  return fmt::format("{}", fmt::join(names, ", "));
+}
+
+std::string LastScopePart(const std::string& scope) {
+  size_t dot = scope.rfind('.');
+  size_t colons = scope.rfind("::");
+  size_t at = std::max(dot == std::string::npos ? 0 : dot + 1, colons == std::string::npos ? 0 : colons + 2);
+  return scope.substr(at);
+}
+
+// A #define block is as unsafe to widen as what it switches on: the root's own verdict becomes
+// the closure's, with the reasons, so --json findings and the hazard lines say it too.
+void InheritWiden(Finding& root, const cuda::RootCause& rc) {
+  if (rc.places.empty() || !root.details.contains("widen")) return;
+  if (root.details.value("widen", "") == rc.widen.verdict) return;
+  root.details["widen"] = rc.widen.verdict;
+  std::string sentence = fmt::format("Widening this gate is {}: {}.", rc.widen.verdict == "widen-unsafe" ? "unsafe" : "not known to be safe",
+                                     fmt::join(rc.widen.reasons, "; "));
+  root.details["widen_reason"] = sentence;
+  root.details["explain"] = nlohmann::ordered_json::array({sentence});
+  root.details["enables"] = rc.places.size();
+}
+
+}  // namespace
+
+std::string DistributionOf(const std::string& file, const std::vector<std::string>& paths) {
+  const std::string marker = "site-packages/";
+  if (size_t at = file.find(marker); at != std::string::npos) {
+    std::string rest = file.substr(at + marker.size());
+    std::string first = rest.substr(0, rest.find('/'));
+    if (first.size() > 3 && first.ends_with(".py")) first.resize(first.size() - 3);
+    return first;
+  }
+  std::string best;
+  for (const std::string& p : paths) {
+    std::string root = Trimmed(p);
+    if ((file == root || file.starts_with(root + "/")) && root.size() > best.size()) best = root;
+  }
+  if (!best.empty()) return best;
+  return Trimmed(file).substr(0, Trimmed(file).find('/'));
+}
+
+std::string SwitchesOff(const Finding& root) {
+  std::string kernels = Kernels(root);
+  if (!kernels.empty()) return "kernel " + kernels;
+  if (!root.scope.empty()) {
+    const std::string last = LastScopePart(root.scope);
+    if (root.kind == "python-gate" && last.starts_with("gen_")) return "module " + last;
+    return (root.kind == "python-gate" ? "python " : "function ") + root.scope;
+  }
+  return "file " + std::filesystem::path(root.file).filename().string();
+}
+
+std::vector<report::Group> BuildGroups(std::vector<Finding>& findings, const std::vector<std::string>& paths) {
+  cuda::AssignClasses(findings);
+  std::vector<report::Group> groups;
+  for (const cuda::RootCause& rc : cuda::CollectRootCauses(findings)) {
+    report::Group g;
+    g.root = rc.root;
+    g.places = rc.places;
+    g.klass = std::string(cuda::ExclusionClassName(rc.klass));
+    g.reason = rc.reason;
+    g.widen = rc.widen.verdict;
+    g.widen_reasons = rc.widen.reasons;
+    g.features = rc.widen.features;
+    g.distribution = DistributionOf(findings[rc.root].file, paths);
+    InheritWiden(findings[rc.root], rc);
+    g.switches_off = SwitchesOff(findings[rc.root]);
+    for (size_t p : rc.places) {
+      if (findings[p].kind == "empty-kernel") g.switches_off = "kernel " + findings[p].text;
+    }
+    groups.push_back(std::move(g));
+  }
+  std::stable_sort(groups.begin(), groups.end(), [](const report::Group& a, const report::Group& b) {
+    return std::tuple(a.distribution, report::ClassRank(a.klass)) < std::tuple(b.distribution, report::ClassRank(b.klass));
+  });
+  for (size_t i = 0; i < groups.size(); ++i) {
+    groups[i].id = fmt::format("G{}", i + 1);
+    const Finding& r = findings[groups[i].root];
+    for (size_t p : groups[i].places) {
+      findings[p].details["root"] = {{"group", groups[i].id}, {"file", r.file}, {"line", r.line}, {"column", r.column}};
+    }
+  }
+  return groups;
+}
+
+}  // namespace archpatch::scan

@@ -1,0 +1,133 @@
+// Cross-file feature macros, root-cause groups and the folders an audit leaves out, on a small
+// package written to a temporary folder (shapes of CUTLASS's config.hpp and its users).
+#include "scan/package_macros.h"
+
+#include <filesystem>
+#include <fstream>
+#include <unistd.h>
+
+#include <fmt/format.h>
+
+#include <gtest/gtest.h>
+
+#include "scan/audit.h"
+#include "scan/groups.h"
+
+namespace archpatch::scan {
+namespace {
+
+namespace fs = std::filesystem;
+
+class Package : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    root_ = fs::temp_directory_path() / fmt::format("archpatch_pkgmacros_{}", ::getpid());
+    fs::remove_all(root_);
+    Write("pkg/arch/config.hpp",
+          "#if defined(__CUDA_ARCH_FEAT_SM90_ALL)\n"
+          "#  define PKG_MMA_SM90A_ENABLED\n"
+          "#endif\n");
+    Write("pkg/arch/mma.hpp",
+          "#include \"config.hpp\"\n"
+          "void fma() {\n"
+          "#if defined(PKG_MMA_SM90A_ENABLED)\n"
+          "  asm volatile(\"wgmma.fence.sync.aligned;\\n\");\n"
+          "#else\n"
+          "  CUTE_INVALID_CONTROL_PATH(\"needs PKG_MMA_SM90A_ENABLED\");\n"
+          "#endif\n"
+          "}\n");
+    Write("pkg/kernel.cuh",
+          "__global__ void k() {\n"
+          "#if !defined(__CUDA_ARCH_FEAT_SM90_ALL)\n"
+          "  printf(\"ERROR : needs sm90a. Aborting.\\n\");\n"
+          "#else\n"
+          "  work();\n"
+          "#endif\n"
+          "}\n");
+    Write("pkg/tests/test_k.cu", "#if __CUDA_ARCH__ >= 900 && __CUDA_ARCH__ < 1200\nx();\n#endif\n");
+  }
+  void TearDown() override { fs::remove_all(root_); }
+
+  void Write(const std::string& rel, const std::string& text) {
+    fs::create_directories((root_ / rel).parent_path());
+    std::ofstream(root_ / rel) << text;
+  }
+
+  AuditReport Run(bool keep_tests = false) {
+    AuditOptions o;
+    o.target = *arch::ParseArch("sm_120");
+    o.paths = {(root_ / "pkg").string()};
+    o.jobs = 1;
+    o.walk.keep_tests = keep_tests;
+    Result<AuditReport> r = Audit(o);
+    EXPECT_TRUE(r.ok());
+    return *r;
+  }
+
+  const Finding* At(const AuditReport& r, const std::string& suffix, int line) {
+    for (const Finding& f : r.findings) {
+      if (f.file.ends_with(suffix) && f.line == line) return &f;
+    }
+    return nullptr;
+  }
+
+  fs::path root_;
+};
+
+TEST_F(Package, AMacroDefinedInAnotherFileIsEvaluatedPerArch) {
+  AuditReport r = Run();
+  const Finding* use = At(r, "mma.hpp", 3);
+  ASSERT_NE(use, nullptr);
+  EXPECT_EQ(use->VerdictFor("sm_120"), Tri::kFalse);
+  EXPECT_EQ(use->VerdictFor("sm_90a"), Tri::kTrue);
+  EXPECT_EQ(use->details.value("class", ""), "refusal");
+  ASSERT_TRUE(r.package_macros.count("PKG_MMA_SM90A_ENABLED"));
+}
+
+TEST_F(Package, NotFeatErrorElseBodyIsListedAsARefusal) {
+  AuditReport r = Run();
+  const Finding* body = At(r, "kernel.cuh", 4);
+  ASSERT_NE(body, nullptr);
+  EXPECT_EQ(body->details.value("directive", ""), "else");
+  EXPECT_EQ(body->details.value("class", ""), "refusal");
+}
+
+TEST_F(Package, TestsAreLeftOutUnlessKept) {
+  EXPECT_EQ(At(Run(), "test_k.cu", 1), nullptr);
+  EXPECT_NE(At(Run(/*keep_tests=*/true), "test_k.cu", 1), nullptr);
+}
+
+TEST_F(Package, TheDefineIsTheRootCauseOfItsUsers) {
+  AuditReport r = Run();
+  std::vector<report::Group> groups = BuildGroups(r.findings, {(root_ / "pkg").string()});
+  const report::Group* define = nullptr;
+  for (const report::Group& g : groups) {
+    if (r.findings[g.root].file.ends_with("config.hpp")) define = &g;
+  }
+  ASSERT_NE(define, nullptr);
+  ASSERT_EQ(define->places.size(), 1u);
+  EXPECT_TRUE(r.findings[define->places[0]].file.ends_with("mma.hpp"));
+  EXPECT_EQ(define->klass, "refusal");  // no hazard pass here: the class comes from the user's #else
+  EXPECT_EQ(define->distribution, (root_ / "pkg").string());
+}
+
+TEST(PackageMacros, OnlyArchDependentDefinitionsAreKept) {
+  std::vector<arch::Arch> arches = {*arch::ParseArch("sm_120"), *arch::ParseArch("sm_90a")};
+  std::map<std::string, std::vector<cuda::MacroDefinition>> defs = {
+      {"a.h", {{"GATED", {Tri::kFalse, Tri::kTrue}}, {"PLAIN", {Tri::kTrue, Tri::kTrue}}}},
+      {"b.h", {{"BOTH", {Tri::kFalse, Tri::kTrue}}}},
+      {"c.h", {{"BOTH", {Tri::kTrue, Tri::kFalse}}}}};
+  PerArchMacros m = ResolvePackageMacros(defs, arches);
+  ASSERT_EQ(m.size(), 1u);
+  EXPECT_EQ(m["GATED"]["sm_120"], Tri::kFalse);
+  EXPECT_EQ(m["GATED"]["sm_90a"], Tri::kTrue);
+}
+
+TEST(PackageMacros, MentionsWholeIdentifiersOnly) {
+  std::set<std::string, std::less<>> names = {"FOO_ENABLED"};
+  EXPECT_TRUE(MentionsAnyName("#if defined(FOO_ENABLED)\n", names));
+  EXPECT_FALSE(MentionsAnyName("#if defined(FOO_ENABLED_X) || XFOO_ENABLED\n", names));
+}
+
+}  // namespace
+}  // namespace archpatch::scan
