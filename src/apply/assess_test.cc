@@ -30,7 +30,7 @@ std::string Read(const fs::path& p) {
 class AssessTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    setenv("ARCHPATCH_FEATURES", (std::string(ARCHPATCH_SOURCE_DIR) + "/rules/features.yaml").c_str(), 1);
+    setenv("ARCHPATCH_DATA_DIR", ARCHPATCH_SOURCE_DIR, 1);  // the source tree holds rules/
   }
 
   // One edit replacing the first `before` in `path` by `after`.

@@ -11,6 +11,7 @@
 #include <spdlog/spdlog.h>
 
 #include "cli/command.h"
+#include "util/data_dir.h"
 #include "util/edit_distance.h"
 #include "util/result.h"
 
@@ -33,6 +34,17 @@ void PrintUsage(std::FILE* out) {
   fmt::print(out, "usage: archpatch [-v] [--version] COMMAND [ARGS...]\n\ncommands:\n");
   for (const Command& c : kCommands) fmt::print(out, "  {:<8} {}\n", c.name, c.summary);
   fmt::print(out, "\n'archpatch COMMAND --help' describes each command.\n");
+}
+
+// The version and where the data (rules, caches.yaml, features.yaml) was found, or why not.
+void PrintVersion() {
+  fmt::print("archpatch {}\n", ARCHPATCH_VERSION);
+  const Result<DataDir>& data = FindDataDir();
+  if (data) {
+    fmt::print("data: {} ({})\n", data->path.string(), data->found_by);
+  } else {
+    fmt::print("data: not found: {}\n", data.error().message);
+  }
 }
 
 const Command* FindCommand(std::string_view name) {
@@ -73,7 +85,7 @@ int Main(int argc, char** argv) {
     } else if (flag == "-vv") {
       ctx.verbosity += 2;
     } else if (flag == "--version") {
-      fmt::print("archpatch {}\n", ARCHPATCH_VERSION);
+      PrintVersion();
       return kExitOk;
     } else if (flag == "-h" || flag == "--help") {
       PrintUsage(stdout);

@@ -8,7 +8,7 @@ namespace archpatch::hazard {
 namespace {
 
 TEST(AugmentAudit, AddsEmptyKernelsAndWidenVerdictsToTheAuditOfTheFixtureTree) {
-  setenv("ARCHPATCH_FEATURES", (std::string(ARCHPATCH_SOURCE_DIR) + "/rules/features.yaml").c_str(), 1);
+  setenv("ARCHPATCH_DATA_DIR", ARCHPATCH_SOURCE_DIR, 1);  // the source tree holds rules/
   scan::AuditOptions options;
   options.target = *arch::ParseArch("sm_120");
   options.env.undef_unknown = true;

@@ -1,21 +1,18 @@
 #include "hazard/features.h"
 
-#include <cstdlib>
-#include <filesystem>
 #include <fstream>
 #include <set>
 #include <sstream>
 
 #include <fmt/format.h>
-#include <unistd.h>
 #include <yaml-cpp/yaml.h>
 
+#include "util/data_dir.h"
 #include "util/input_file.h"
 
 namespace archpatch::hazard {
 namespace {
 
-namespace fs = std::filesystem;
 
 Error At(const std::string& path, const YAML::Node& node, const std::string& message) {
   const YAML::Mark mark = node.Mark();
@@ -117,21 +114,6 @@ Status ParsePortable(const std::string& path, const YAML::Node& node, FeatureTab
   }
   if (table.portable_source.empty()) return At(path, node, "'portable' has no 'source'");
   return Ok{};
-}
-
-std::vector<fs::path> Candidates() {
-  std::vector<fs::path> out;
-  if (const char* env = std::getenv("ARCHPATCH_FEATURES")) out.emplace_back(env);
-  std::error_code ec;
-  fs::path exe = fs::read_symlink("/proc/self/exe", ec);
-  if (!ec) {
-    fs::path dir = exe.parent_path();
-    for (fs::path p : {dir / "rules", dir / ".." / "rules", dir / ".." / "share" / "archpatch" / "rules"}) {
-      out.push_back(p / "features.yaml");
-    }
-  }
-  out.emplace_back("/usr/share/archpatch/rules/features.yaml");
-  return out;
 }
 
 }  // namespace
@@ -242,14 +224,11 @@ Result<FeatureTable> LoadFeatures(const std::string& path) {
 
 const FeatureTable& DefaultFeatures() {
   static const FeatureTable table = [] {
-    for (const fs::path& p : Candidates()) {
-      std::error_code ec;
-      if (!fs::is_regular_file(p, ec)) continue;
-      Result<FeatureTable> t = LoadFeatures(p.lexically_normal().string());
-      if (!t) throw Fatal(t.error().str());
-      return std::move(*t);
-    }
-    throw Fatal("cannot find rules/features.yaml (set ARCHPATCH_FEATURES to its path)");
+    const Result<DataDir>& data = FindDataDir();
+    if (!data) throw Fatal(data.error().message);
+    Result<FeatureTable> t = LoadFeatures(data->features().string());
+    if (!t) throw Fatal(t.error().str());
+    return std::move(*t);
   }();
   return table;
 }

@@ -44,8 +44,8 @@ struct FeatureTable {
 Result<FeatureTable> ParseFeatures(std::string_view yaml, const std::string& path);
 Result<FeatureTable> LoadFeatures(const std::string& path);
 
-// The table shipped in rules/features.yaml: $ARCHPATCH_FEATURES, else the rules/ folder beside the
-// binary's source tree or install prefix. Fatal when it cannot be found or read.
+// The table shipped in rules/features.yaml of archpatch's data folder (FindDataDir: found from the
+// binary's location). Fatal when it cannot be found or read.
 const FeatureTable& DefaultFeatures();
 
 // "sm_90+": every arch numbered 90 or more, any variant. "sm_90a": exactly that arch-specific

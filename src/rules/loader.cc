@@ -2,8 +2,6 @@
 // looked up").
 #include "rules/loader.h"
 
-#include <unistd.h>
-
 #include <algorithm>
 #include <cstdlib>
 #include <set>
@@ -13,6 +11,7 @@
 #include <yaml-cpp/yaml.h>
 
 #include "env/digest.h"
+#include "util/data_dir.h"
 #include "rules/yaml_schema.h"
 #include "util/input_file.h"
 
@@ -22,12 +21,6 @@ namespace {
 
 // YAML files in a rules folder that are not rules: the cache kinds and the feature table.
 const std::set<std::string> kNotRules = {"caches.yaml", "features.yaml"};
-
-fs::path ExecutableDir() {
-  std::error_code ec;
-  fs::path exe = fs::read_symlink("/proc/self/exe", ec);
-  return ec ? fs::path() : exe.parent_path();
-}
 
 void AddIfFolder(std::vector<fs::path>& dirs, const fs::path& dir) {
   std::error_code ec;
@@ -74,14 +67,7 @@ std::vector<fs::path> RuleDirectories() {
       start = colon + 1;
     }
   }
-  const fs::path exe_dir = ExecutableDir();
-  if (!exe_dir.empty()) {
-    AddIfFolder(dirs, exe_dir / "rules");
-    AddIfFolder(dirs, exe_dir / ".." / "share" / "archpatch" / "rules");
-  }
-  AddIfFolder(dirs, ARCHPATCH_SOURCE_RULES_DIR);
-  AddIfFolder(dirs, ARCHPATCH_INSTALL_RULES_DIR);
-  AddIfFolder(dirs, "/usr/share/archpatch/rules");
+  if (const Result<DataDir>& data = FindDataDir()) AddIfFolder(dirs, data->rules());
   return dirs;
 }
 
@@ -115,9 +101,7 @@ Result<Rule> LoadRule(std::string_view id_or_path) {
   }
   std::vector<std::string_view> candidates(known.begin(), known.end());
   const std::string guess = ClosestName(id_or_path, candidates);
-  if (dirs.empty()) {
-    return Error{fmt::format("no rule '{}': no rules folder found (set ARCHPATCH_RULES_DIR)", id_or_path), {}};
-  }
+  if (dirs.empty()) return Error{fmt::format("no rule '{}': {}", id_or_path, FindDataDir().error().message), {}};
   std::vector<std::string> dir_names;
   for (const fs::path& d : dirs) dir_names.push_back(d.string());
   return Error{guess.empty() ? fmt::format("no rule '{}' in {}", id_or_path, fmt::join(dir_names, ", "))

@@ -20,9 +20,9 @@ Result<Rule> ParseRule(std::string_view yaml_text, const std::filesystem::path& 
 // Reads and parses a rule file; checks caches against rules/caches.yaml beside it when present.
 Result<Rule> LoadRuleFile(const std::filesystem::path& path);
 
-// Where rules are looked up, in order: $ARCHPATCH_RULES_DIR (':'-separated), the rules/ folder
-// of the source tree or install next to the binary (<exe dir>/rules, <exe dir>/../rules,
-// <exe dir>/../share/archpatch/rules), then /usr/share/archpatch/rules. Only existing folders.
+// Where rules are looked up, in order: $ARCHPATCH_RULES_DIR (':'-separated: your own rules, first),
+// then the rules/ of archpatch's data folder (FindDataDir: found from the binary's location). Only
+// existing folders.
 std::vector<std::filesystem::path> RuleDirectories();
 
 // `id_or_path` ending in .yaml/.yml or containing '/' is a path; otherwise an id looked up as
