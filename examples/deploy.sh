@@ -5,6 +5,9 @@
 #   examples/deploy.sh deploy        # audit, apply the rules, start the service
 #   examples/deploy.sh pre-upgrade   # revert everything applied (run before `pip install -U ...`)
 #   examples/deploy.sh status        # what is applied, and whether the files are still as left
+#   examples/deploy.sh install PKG   # install archpatch itself from scripts/package.sh's output:
+#                                    # a .deb (apt-get, which installs its Depends) or the tarball
+#                                    # (unpacked into ARCHPATCH_PREFIX, linked from BIN_DIR)
 #
 # Settings (environment variables; the defaults run the bundled example, minifi):
 #   ARCHPATCH      the archpatch binary                      (build/archpatch, else on PATH)
@@ -12,6 +15,8 @@
 #   ARCH           the GPU arch to audit for                 (sm_120)
 #   RULES          rule ids or files, space-separated        (examples/minipkg/rules/minifi-allreduce.yaml)
 #   START          the command that starts the service       (the example's demo.py)
+#   ARCHPATCH_PREFIX, BIN_DIR  where `install` puts the tarball's tree and the archpatch link
+#                                                            (/opt/archpatch, /usr/local/bin)
 #   ON_REFUSED     abort | start: what to do when archpatch refuses the rules (exit 3), e.g. after
 #                  an upgrade to a release the rules do not fit; "start" runs the unpatched packages,
 #                  which is safe for SGLang (the fusion simply stays off)     (abort)
@@ -47,6 +52,25 @@ example_defaults() {
   export PYTHONPATH="$SITE_PACKAGES${PYTHONPATH:+:$PYTHONPATH}"
   export MINIFI_WORKSPACE_BASE=${MINIFI_WORKSPACE_BASE:-$scratch}
 }
+
+# install PKG: the .deb through apt-get, or the tarball into a new folder swapped in whole, so an
+# upgrade leaves no file of the previous release behind. Either way the binary finds its rules
+# from its own location (share/archpatch beside bin/), through the link too.
+install_archpatch() {
+  local package=${1:?usage: $0 install archpatch_VERSION_amd64.deb | archpatch-VERSION-linux-x86_64.tar.gz}
+  local prefix=${ARCHPATCH_PREFIX:-/opt/archpatch} bin_dir=${BIN_DIR:-/usr/local/bin}
+  case $package in
+    *.deb) DEBIAN_FRONTEND=noninteractive apt-get install -y "$(realpath "$package")"; archpatch --version ;;
+    *.tar.gz)
+      rm -rf "$prefix.new" && mkdir -p "$prefix.new" "$bin_dir"
+      tar -xzf "$package" -C "$prefix.new" --strip-components=1 --no-same-owner
+      rm -rf "$prefix" && mv "$prefix.new" "$prefix"
+      ln -sfn "$prefix/bin/archpatch" "$bin_dir/archpatch"
+      "$bin_dir/archpatch" --version ;;
+    *) echo "deploy: install: '$package' is neither a .deb nor a .tar.gz" >&2; exit 2 ;;
+  esac
+}
+if [[ "${1:-}" == install ]]; then install_archpatch "${2:-}"; exit; fi
 
 [[ -n "${SITE_PACKAGES:-}" ]] || example_defaults
 : "${RULES:?set RULES to the rule ids or files to apply}"
@@ -104,5 +128,5 @@ case "${1:-deploy}" in
     exec $START ;;
   pre-upgrade) revert_all ;;
   status) "$ARCHPATCH" status --site-packages "$SITE_PACKAGES" ;;
-  *) echo "usage: $0 [deploy|pre-upgrade|status]" >&2; exit 2 ;;
+  *) echo "usage: $0 [deploy|pre-upgrade|status|install PKG]" >&2; exit 2 ;;
 esac

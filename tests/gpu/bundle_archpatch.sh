@@ -1,28 +1,13 @@
 #!/usr/bin/env bash
-# bundle_archpatch.sh DIR [BINARY]: packs the archpatch binary and the shared libraries it loads
-# into DIR/archpatch.tar.xz (archpatch-bundle/{archpatch,bin.real,lib/}), for a machine of the
-# same processor that lacks Debian 12's libraries (the lent GPU machine). glibc and the C++
-# runtime are left out: newer ones there run this binary, and an older libstdc++ on
-# LD_LIBRARY_PATH would break that machine's torch. archpatch-bundle/archpatch is a wrapper that
-# sets LD_LIBRARY_PATH for archpatch alone.
+# bundle_archpatch.sh DIR: scripts/package.sh's relocatable tarball (bin/, lib/ with every library
+# but glibc's, share/; RUNPATH $ORIGIN/../lib), recompressed with xz into DIR/archpatch.tar.xz so
+# that it fits what the device tool carries (64 MiB; the .tar.gz is about 81 MB). On the GPU
+# machine, tests/gpu/run_minipkg.sh --tarball DIR/archpatch.tar.xz unpacks it into a fresh folder
+# and runs the example's story with it (tests/gpu/README.md).
 set -euo pipefail
+repo=$(cd "$(dirname "$0")/../.." && pwd)
 dest=$1
-binary=${2:-$(cd "$(dirname "$0")/../.." && pwd)/build/archpatch}
-stage=$(mktemp -d)
-trap 'rm -rf "$stage"' EXIT
-mkdir -p "$stage/archpatch-bundle/lib" "$dest"
-strip -o "$stage/archpatch-bundle/bin.real" "$binary"
-ldd "$binary" | awk '/=> \// {print $3}' | while read -r lib; do
-  case $(basename "$lib") in
-    libc.so*|libm.so*|libpthread.so*|libdl.so*|librt.so*|ld-linux*|libstdc++*|libgcc_s*) ;;
-    *) cp -L "$lib" "$stage/archpatch-bundle/lib/" ;;
-  esac
-done
-cat >"$stage/archpatch-bundle/archpatch" <<'WRAPPER'
-#!/bin/sh
-here=$(dirname "$(readlink -f "$0")")
-LD_LIBRARY_PATH="$here/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" exec "$here/bin.real" "$@"
-WRAPPER
-chmod +x "$stage/archpatch-bundle/archpatch"
-tar -C "$stage" -cJf "$dest/archpatch.tar.xz" archpatch-bundle
+"$repo/scripts/package.sh" "$repo/build/packages"
+mkdir -p "$dest"
+gunzip -c "$repo"/build/packages/archpatch-*-linux-*.tar.gz | xz -T0 -6 >"$dest/archpatch.tar.xz"
 ls -la "$dest/archpatch.tar.xz"

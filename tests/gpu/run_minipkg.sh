@@ -10,23 +10,41 @@
 # With --compile-only (CI: nvcc but no GPU) the kernel is built for MINIFI_CUDA_ARCH_LIST
 # (default 12.0) and its body is checked in the PTX instead.
 #
-#   tests/gpu/run_minipkg.sh [--compile-only]       transcript: $OUT/transcript.txt (or ./)
+#   tests/gpu/run_minipkg.sh [--compile-only] [--tarball FILE]
+#                                                   transcript: $OUT/transcript.txt (or ./)
+# --tarball FILE: archpatch from scripts/package.sh's relocatable tarball (.tar.gz, or the same
+# recompressed as .tar.xz), unpacked into a fresh folder and run from there with no ARCHPATCH_*
+# variable, as a serving image would; otherwise $ARCHPATCH or build/archpatch.
 # Exit: 0 every step as expected; 1 a step went wrong; 77 skipped (no nvcc).
 set -euo pipefail
 
 repo=$(cd "$(dirname "$0")/../.." && pwd)
 mode=gpu
-[[ "${1:-}" == --compile-only ]] && mode=compile-only
+tarball=""
+while (($#)); do
+  case $1 in
+    --compile-only) mode=compile-only ;;
+    --tarball) tarball=$(realpath "${2:?--tarball needs a file}"); shift ;;
+    *) echo "run_minipkg: unknown argument '$1'" >&2; exit 1 ;;
+  esac
+  shift
+done
 
+work=$(mktemp -d "${TMPDIR:-/tmp}/archpatch-minipkg.XXXXXX")
+trap 'rm -rf "$work"' EXIT
 ARCHPATCH=${ARCHPATCH:-}
-if [[ -z "$ARCHPATCH" ]]; then
+if [[ -n $tarball ]]; then
+  mkdir "$work/install"
+  # tar where it can read the compression, else Python's tarfile (gzip and xz alike).
+  tar -xf "$tarball" -C "$work/install" 2>/dev/null || python3 -m tarfile -e "$tarball" "$work/install"
+  ARCHPATCH=$(ls -d "$work"/install/archpatch-*/bin/archpatch)
+  while IFS= read -r name; do unset "$name"; done < <(compgen -e | grep '^ARCHPATCH_' || true)
+elif [[ -z "$ARCHPATCH" ]]; then
   for candidate in "$repo"/build/archpatch "$repo"/build-*/archpatch; do
     if [[ -x "$candidate" ]]; then ARCHPATCH=$candidate; break; fi
   done
 fi
 [[ -x "${ARCHPATCH:-}" ]] || { echo "run_minipkg: no archpatch binary (set ARCHPATCH)" >&2; exit 1; }
-# A binary carried away from its build folder (the GPU machine) finds its tables here.
-export ARCHPATCH_FEATURES=${ARCHPATCH_FEATURES:-$repo/rules/features.yaml}
 if ! command -v nvcc >/dev/null && [[ -x /usr/local/cuda/bin/nvcc ]]; then
   export PATH="/usr/local/cuda/bin:$PATH"
 fi
@@ -35,8 +53,6 @@ if ! command -v nvcc >/dev/null; then
   exit 77
 fi
 
-work=$(mktemp -d "${TMPDIR:-/tmp}/archpatch-minipkg.XXXXXX")
-trap 'rm -rf "$work"' EXIT
 site="$work/site-packages"
 cp -R "$repo/examples/minipkg/site-packages" "$site"
 rule="$repo/examples/minipkg/rules/minifi-allreduce.yaml"
@@ -68,6 +84,8 @@ tree_sums() { (cd "$site" && find . -path ./.archpatch -prune -o -type f -print0
 
 say "== archpatch minipkg run ($mode, $arch) on $(uname -n), $(date -u +%FT%TZ)"
 say "== nvcc: $(nvcc --version | tail -1)"
+say "== $(ldd --version | head -1); $(. /etc/os-release 2>/dev/null && echo "$PRETTY_NAME")"
+say "$("$ARCHPATCH" --version | sed "s|$work|\$WORK|g")"
 [[ $mode == gpu ]] && say "== $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null || true)"
 tree_sums >"$work/sums.before"
 
