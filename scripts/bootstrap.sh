@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Installs archpatch's Debian 12 build dependencies (as root, or with sudo) and builds it into
-# build/. Safe to run again: apt and cmake only do what is missing.
+# Installs archpatch's Debian 12 build dependencies (as root, or with sudo) and builds the
+# archpatch binary into build/ (the target alone: scripts/test.sh builds the tests). Safe to run
+# again: apt and cmake only do what is missing.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 # ccache (when installed) may reuse objects across clones of the tree.
@@ -16,4 +17,4 @@ if [ -n "$missing" ]; then
 fi
 
 cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
-cmake --build build
+cmake --build build --target archpatch

@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
-# Builds archpatch from scratch (scripts/bootstrap.sh) and runs every test: the CTest suite
-# (unit, end-to-end, rules fixtures, nvcc/unifdef differential tests where nvcc is present) and
-# the bounded fuzz runs.
+# Builds archpatch from scratch (scripts/bootstrap.sh), then everything else (the tests and
+# tools), and runs every test: the CTest suite (unit, end-to-end, rules fixtures, install and
+# packaging, nvcc/unifdef differential tests where nvcc is present) and the bounded fuzz runs.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/bootstrap.sh
+cmake --build build
 ctest --test-dir build --output-on-failure -j"$(nproc)"
 scripts/fuzz.sh
