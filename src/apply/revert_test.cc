@@ -46,7 +46,7 @@ struct Fixture {
   env::Environment env;
   Fixture() {
     // Applying a CUDA edit assesses it against the feature table.
-    setenv("ARCHPATCH_FEATURES", (std::string(ARCHPATCH_SOURCE_DIR) + "/rules/features.yaml").c_str(), 1);
+    setenv("ARCHPATCH_DATA_DIR", ARCHPATCH_SOURCE_DIR, 1);  // the source tree holds rules/
     disk.AddFile(kSite / kFile, kBefore);
     env.site_packages = kSite;
     ApplyRequest req;

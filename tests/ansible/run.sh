@@ -57,7 +57,7 @@ echo "== archpatch as an Ansible binary module (apply-module.yml)"
 mkdir -p "$work/library"
 cp "$ARCHPATCH" "$work/library/archpatch"
 export ANSIBLE_LIBRARY="$work/library"
-share=(-e "archpatch_share=$repo")  # rules/ and rules/features.yaml of this source tree
+share=(-e "archpatch_data_dir=$repo")  # the module copy runs away from its tree: this source tree holds rules/
 playbook apply-module.yml 1 -e "$rules_var" "${share[@]}" --check
 expect_tree same "module --check"
 playbook apply-module.yml 1 -e "$rules_var" "${share[@]}"
