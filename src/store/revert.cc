@@ -75,6 +75,11 @@ RevertItem Classify(const Entry& entry, const RevertRequest& request, Simulated&
   std::vector<JournalFile> mine;
   std::vector<std::string> changed, upgraded;
   for (const FileRecord& f : entry.files) {
+    // A path the policy refuses (a symlink on the way, say) is never classified: its bytes could
+    // not be read, and "missing" must not pass for "reinstalled" and drop the record.
+    if (Result<fs::path> path = CheckStatePath(const_cast<StateDir&>(sim.state), f.path); !path) {
+      throw Fatal(fmt::format("{}: {}; nothing was reverted", sim.state.manifest_path().string(), path.error().str()));
+    }
     const std::string& now = sim.Current(f.path);
     if (now == f.patched_sha256) {
       mine.push_back({f.path, f.original_sha256, f.patched_sha256, f.backup, f.original_mtime_ns});
