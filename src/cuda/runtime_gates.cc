@@ -6,11 +6,14 @@
 #include <functional>
 #include <optional>
 #include <set>
+#include <tuple>
 
 #include <clang-c/Index.h>
 #include <fmt/format.h>
 
 #include "cuda/functions.h"
+#include "cuda/header_constants.h"
+#include "cuda/runtime_tokens.h"
 #include "cuda/tokens.h"
 
 namespace archpatch::cuda {
@@ -159,6 +162,7 @@ class Evaluator {
       case CXCursor_UnaryOperator: return Unary(c);
       case CXCursor_IntegerLiteral:
       case CXCursor_CXXBoolLiteralExpr: return Literal(c);
+      case CXCursor_StringLiteral: return Truth(Tri::kTrue);  // `assert(cond && "why")`
       default: return Leaf(c);
     }
   }
@@ -266,7 +270,10 @@ struct Walk {
     CXCursorKind k = clang_getCursorKind(stmt);
     if (k == CXCursor_CompoundStmt) {
       std::vector<CXCursor> kids = Children(stmt);
-      return !kids.empty() && Refuses(kids.back());
+      if (kids.empty() || !Refuses(kids.back())) return false;
+      if (clang_getCursorKind(Strip(kids.back())) == CXCursor_CXXThrowExpr) return true;
+      // `return;` after work ends a path; after nothing but logging it refuses.
+      return std::all_of(kids.begin(), kids.end() - 1, [](CXCursor c) { return IsLoggingCall(c); });
     }
     if (k == CXCursor_ContinueStmt || k == CXCursor_CXXThrowExpr) return true;
     if (k != CXCursor_ReturnStmt) return false;
@@ -280,6 +287,14 @@ struct Walk {
     std::string name = Spelling(v);
     return name.find("rror") != std::string::npos || name.find("nsupported") != std::string::npos ||
            name.find("NOT_SUPPORTED") != std::string::npos;
+  }
+
+  static bool IsLoggingCall(CXCursor c) {
+    std::vector<CXCursor> args;
+    std::string name = CalleeName(Strip(c), args);
+    for (char& ch : name) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+    return name.find("log") != std::string::npos || name.find("warn") != std::string::npos ||
+           name.find("print") != std::string::npos;
   }
 
   void Record(const Gate& g) {
@@ -313,6 +328,7 @@ struct Walk {
     for (size_t i = 0; i < arches.size(); ++i) f.verdict.push_back({arches[i].name(), verdict[i]});
     f.details["form"] = g.form;
     if (!g.check.empty()) f.details["check"] = g.check;
+    f.details["direction"] = g.refuse_when_true ? "refuses" : "enables";
     findings.push_back(std::move(f));
   }
 
@@ -474,7 +490,19 @@ Result<std::vector<Finding>> FindRuntimeGates(const std::string& file, std::stri
   for (CXCursor top : Children(clang_getTranslationUnitCursor(unit))) {
     if (clang_Location_isFromMainFile(clang_getCursorLocation(top))) walk.Visit(top);
   }
-  return std::move(walk.findings);
+  // The bodies clang dropped (unresolved types) and constants from the package's headers: read
+  // from tokens; a line clang already reported keeps clang's finding.
+  std::vector<Finding> found = std::move(walk.findings);
+  std::set<int> lines;
+  for (const Finding& f : found) lines.insert(f.line);
+  const ConstantLookup constants(file, ReadFileConstants(file, contents, tokens));
+  for (Finding& f : FindRuntimeGatesInTokens(file, contents, arches, tokens, constants)) {
+    if (lines.insert(f.line).second) found.push_back(std::move(f));
+  }
+  std::stable_sort(found.begin(), found.end(), [](const Finding& a, const Finding& b) {
+    return std::tie(a.line, a.column) < std::tie(b.line, b.column);
+  });
+  return found;
 }
 
 }  // namespace archpatch::cuda

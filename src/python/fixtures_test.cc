@@ -11,6 +11,7 @@
 
 #include <gtest/gtest.h>
 
+#include "python/package.h"
 #include "python/scanner.h"
 
 namespace archpatch::python {
@@ -71,6 +72,9 @@ void CheckFinding(const Finding& f, const Expectation& e) {
       EXPECT_EQ(TriName(f.VerdictFor(key)), want) << "verdict for " << key;
     } else if (key == "scope") {
       EXPECT_EQ(f.scope, want == "-" ? "" : want);
+    } else if (key == "via") {  // the name the first step of the resolution went through
+      ASSERT_TRUE(f.details.contains("via") && f.details["via"].is_array() && !f.details["via"].empty());
+      EXPECT_EQ(f.details["via"][0].value("name", ""), want);
     } else if (key != "kind") {
       ASSERT_TRUE(f.details.contains(key)) << "no '" << key << "' in the finding";
       EXPECT_EQ(f.details[key].get<std::string>(), want) << key;
@@ -85,6 +89,31 @@ std::vector<std::string> FixtureNames(const fs::path& dir) {
   }
   std::sort(names.begin(), names.end());
   return names;
+}
+
+// Every finding of a tree (each module's own and the package model's) against the expectations
+// written in all its files.
+void CheckTree(const fs::path& root, const std::vector<Finding>& found) {
+  std::map<std::pair<std::string, int>, std::vector<Finding>> by_line;
+  for (const Finding& f : found) by_line[{f.file, f.line}].push_back(f);
+  size_t expectations = 0;
+  for (const auto& entry : fs::recursive_directory_iterator(root)) {
+    if (entry.path().extension() != ".py") continue;
+    const std::string file = entry.path().string();
+    for (const auto& [line, expects] : Expectations(ReadFile(entry.path()))) {
+      SCOPED_TRACE(file + ":" + std::to_string(line));
+      const std::vector<Finding>& findings = by_line[{file, line}];
+      ++expectations;
+      ASSERT_EQ(findings.size(), expects.size()) << "findings on this line";
+      for (size_t k = 0; k < expects.size(); ++k) CheckFinding(findings[k], expects[k]);
+    }
+  }
+  for (const auto& [where, findings] : by_line) {
+    const auto lines = Expectations(ReadFile(where.first));
+    EXPECT_TRUE(lines.count(where.second)) << where.first << ":" << where.second << ": unexpected finding "
+                                           << ToJson(findings[0]).dump();
+  }
+  EXPECT_GT(expectations, 0u) << "a fixture without expectations tests nothing";
 }
 
 class PythonFixture : public testing::TestWithParam<std::string> {};
@@ -110,6 +139,40 @@ TEST_P(PythonFixture, FindingsMatchInlineExpectations) {
 
 INSTANTIATE_TEST_SUITE_P(Fixtures, PythonFixture, testing::ValuesIn(FixtureNames(kFixtures)),
                          [](const auto& info) { return fs::path(info.param).stem().string(); });
+
+class PythonPackage : public testing::TestWithParam<std::string> {};
+
+TEST_P(PythonPackage, ResolvedFindingsMatchInlineExpectations) {
+  const fs::path root = kFixtures / "packages" / GetParam();
+  std::vector<ModuleSummary> modules;
+  std::vector<Finding> found;
+  std::vector<std::string> files;
+  for (const auto& entry : fs::recursive_directory_iterator(root)) {
+    if (entry.path().extension() == ".py") files.push_back(entry.path().string());
+  }
+  std::sort(files.begin(), files.end());
+  const std::vector<arch::Arch> arches = arch::AllArches();
+  for (const std::string& file : files) {
+    Result<ScannedModule> scanned = ScanPythonModule(file, ReadFile(file), arches);
+    ASSERT_TRUE(scanned.ok()) << scanned.error().str();
+    found.insert(found.end(), scanned->findings.begin(), scanned->findings.end());
+    modules.push_back(std::move(scanned->summary));
+  }
+  std::vector<Finding> resolved = PackageModel(std::move(modules), arches).BranchFindings();
+  found.insert(found.end(), resolved.begin(), resolved.end());
+  SortFindings(found);
+  CheckTree(root, found);
+}
+
+std::vector<std::string> PackageNames() {
+  std::vector<std::string> names;
+  for (const auto& entry : fs::directory_iterator(kFixtures / "packages")) names.push_back(entry.path().filename().string());
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+INSTANTIATE_TEST_SUITE_P(Fixtures, PythonPackage, testing::ValuesIn(PackageNames()),
+                         [](const auto& info) { return info.param; });
 
 class InvalidPython : public testing::TestWithParam<std::string> {};
 

@@ -218,9 +218,26 @@ bool Recognizer::EndsExpression(size_t next, size_t end) const {
          std::find(std::begin(kBinding), std::end(kBinding), ts_.Text(next)) == std::end(kBinding);
 }
 
+// `arch // 10 in [10, 11]`, `cc // 10 == 12`, `arch % 10 == 0`: arithmetic on an SM number
+// (major * 10 + minor) gives its major or minor. The index after `// 10` (or `% 10`), or 0.
+size_t Recognizer::SmArithmetic(const LogicalLine& line, size_t i, size_t j, Provenance& p) const {
+  if (!(ts_.Is(j, "//") || ts_.Is(j, "%")) || ts_.Text(j + 1) != "10" || j + 2 > line.last) return 0;
+  std::string last_name;
+  const Provenance base = ClassifyPrimary(line, i, j, last_name);
+  const std::string lower = LowerText(last_name);
+  const bool sm_number = base == Provenance::kComputeCapability ||
+                         (base == Provenance::kNone && (Contains(lower, "arch") || lower == "cc" || lower.ends_with("_cc") ||
+                                                        Contains(lower, "sm_version") || Contains(lower, "capability")));
+  if (!sm_number) return 0;
+  p = ts_.Is(j, "//") ? Provenance::kMajor : Provenance::kMinor;
+  return j + 2;
+}
+
 bool Recognizer::TryComparison(const LogicalLine& line, size_t i, std::vector<Gate>& out) {
   if (!ts_.IsName(i) || (i > line.first && ts_.Is(i - 1, "."))) return false;
-  const size_t j = PrimaryEnd(ts_, i, line.last);
+  size_t j = PrimaryEnd(ts_, i, line.last);
+  Provenance arithmetic = Provenance::kNone;
+  if (size_t after = SmArithmetic(line, i, j, arithmetic); after != 0) j = after;
   Compare op{};
   const size_t lit_at = CompareOpAt(j, line.last, op);
   if (lit_at == 0 || IsKeyword(ts_.Text(i))) return false;
@@ -228,7 +245,7 @@ bool Recognizer::TryComparison(const LogicalLine& line, size_t i, std::vector<Ga
   std::optional<Literal> lit = ParseLiteral(ts_, lit_at, line.last, next, &bindings_);
   if (!lit || lit->kind == LiteralKind::kNone || !EndsExpression(next, line.last)) return false;
   std::string last_name;
-  const Provenance p = ClassifyPrimary(line, i, j, last_name);
+  const Provenance p = arithmetic != Provenance::kNone ? arithmetic : ClassifyPrimary(line, i, j, last_name);
   std::optional<Operand> operand = ChooseOperand(p, last_name, ts_.Folded(i, j), *lit, op);
   if (!operand) return false;
   out.push_back(Gate{"comparison", ts_.Folded(i, j), *lit, i, next, line.scope, {{Term{*operand, op, *lit}}}});

@@ -46,6 +46,7 @@ class Recognizer {
   Provenance Lookup(const std::vector<std::string>& scope, std::string_view name) const;
   Provenance ClassifyPrimary(const LogicalLine& line, size_t i, size_t j, std::string& last_name) const;
   void FindComparisons(const LogicalLine& line);
+  size_t SmArithmetic(const LogicalLine& line, size_t i, size_t j, Provenance& p) const;
   bool TryComparison(const LogicalLine& line, size_t i, std::vector<Gate>& out);
   bool TryReversedComparison(const LogicalLine& line, size_t i, std::vector<Gate>& out);
   size_t CompareOpAt(size_t j, size_t end, Compare& op) const;

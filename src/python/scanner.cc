@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
+#include "python/direction.h"
 #include "python/recognizer.h"
 
 namespace archpatch::python {
@@ -50,28 +51,13 @@ std::string Describe(const Gate& g, const std::string& text) {
   return fmt::format("'{}'", text);
 }
 
-// Chips whose every audited variant is false are named once by their plain name.
-std::vector<std::string> Named(const std::vector<arch::Arch>& arches, const std::vector<Tri>& values, Tri which) {
-  std::vector<std::string> names;
-  for (size_t k = 0; k < arches.size(); ++k) {
-    if (values[k] != which) continue;
-    bool whole_chip = true;
-    for (size_t m = 0; m < arches.size(); ++m) {
-      if (arches[m].plain() == arches[k].plain() && values[m] != which) whole_chip = false;
-    }
-    std::string name = whole_chip ? arches[k].plain().name() : arches[k].name();
-    if (std::find(names.begin(), names.end(), name) == names.end()) names.push_back(name);
-  }
-  return names;
+// Comparisons, conditions and predicates are branches: their direction decides what true means.
+bool IsBranchShape(const Gate& g) {
+  return g.shape == "comparison" || g.shape == "condition" || g.shape == "predicate";
 }
 
-std::string Joined(const std::vector<std::string>& names) {
-  std::string out;
-  for (const std::string& n : names) out += (out.empty() ? "" : ", ") + n;
-  return out;
-}
-
-Finding ToFinding(const std::string& file, const TokenStream& ts, const Gate& g, const std::vector<arch::Arch>& arches) {
+Finding ToFinding(const std::string& file, const TokenStream& ts, const Gate& g, const std::vector<arch::Arch>& arches,
+                  const GateDirection& direction) {
   Finding f;
   const Token& at = ts.tokens[g.first_token];
   f.file = file;
@@ -83,18 +69,23 @@ Finding ToFinding(const std::string& file, const TokenStream& ts, const Gate& g,
   f.span = g.literal.span;
   std::vector<Tri> values;
   for (const arch::Arch& a : arches) {
-    values.push_back(g.EvaluateOn(a));
+    const Tri holds = g.EvaluateOn(a);
+    values.push_back(direction.TrueAdmits() ? holds : TriNot(holds));
     f.verdict.push_back({a.name(), values.back()});
   }
-  const std::vector<std::string> refused = Named(arches, values, Tri::kFalse);
-  const std::vector<std::string> unknown = Named(arches, values, Tri::kUnknown);
+  const std::string refused = JoinedArchNames(arches, values, Tri::kFalse);
+  const std::string unknown = JoinedArchNames(arches, values, Tri::kUnknown);
   f.severity = refused.empty() ? Severity::kInfo : Severity::kWarning;
   f.summary = Describe(g, f.text) + ": ";
-  f.summary += refused.empty() ? "no audited arch is refused" : Joined(refused) + " refused";
-  if (!unknown.empty()) f.summary += "; unknown for " + Joined(unknown);
+  f.summary += refused.empty() ? "no audited arch is refused" : refused + " refused";
+  if (!unknown.empty()) f.summary += "; unknown for " + unknown;
 
   f.details["shape"] = g.shape;
   f.details["name"] = g.name;
+  if (IsBranchShape(g)) {
+    f.details["direction"] = BranchName(direction.branch);
+    if (direction.negated) f.details["negated"] = true;
+  }
   if (g.shape == "condition") {
     nlohmann::ordered_json parts = nlohmann::ordered_json::array();
     for (const auto& group : g.any_of_all) {
@@ -109,30 +100,48 @@ Finding ToFinding(const std::string& file, const TokenStream& ts, const Gate& g,
     f.details["op"] = CompareText(term.op);
     f.details["values"] = ValuesJson(g.literal);
   }
-  if (!g.literal.via.empty()) f.details["via"] = g.literal.via;
+  if (!g.literal.via.empty()) {  // a module-level name: the step is its definition's literal
+    const Token& def = ts.tokens[g.literal.first_token];
+    f.details["via"] = nlohmann::ordered_json::array({{{"file", file},
+                                                       {"line", def.line},
+                                                       {"column", def.column},
+                                                       {"text", ts.Folded(g.literal.first_token, g.literal.last_token)},
+                                                       {"name", g.literal.via}}});
+  }
   f.details["literal_span"] = {{"begin", g.literal.span.begin}, {"end", g.literal.span.end}};
   return f;
 }
 
 }  // namespace
 
-Result<std::vector<Finding>> ScanPython(const std::string& file, std::string_view contents,
-                                        const std::vector<arch::Arch>& arches) {
+Result<ScannedModule> ScanPythonModule(const std::string& file, std::string_view contents,
+                                       const std::vector<arch::Arch>& arches) {
   Result<std::vector<Token>> tokens = Tokenize(file, contents);
   if (!tokens) return tokens.error();
   const TokenStream ts = MakeStream(contents, std::move(*tokens));
   const std::vector<LogicalLine> lines = SplitLines(ts);
   const std::vector<Gate> gates = Recognizer(ts, lines).Run();
 
-  std::vector<Finding> findings;
+  const StatementIndex statements(ts, lines);
+  ScannedModule out;
   std::set<std::tuple<size_t, size_t, size_t>> seen;  // literal span + where it is used
   for (const Gate& g : gates) {
     if (!seen.insert({g.literal.span.begin, g.literal.span.end, g.first_token}).second) continue;
-    findings.push_back(ToFinding(file, ts, g, arches));
+    const GateDirection direction = IsBranchShape(g) ? statements.DirectionOf(g.first_token, g.last_token) : GateDirection{};
+    out.findings.push_back(ToFinding(file, ts, g, arches, direction));
   }
-  SortFindings(findings);
-  spdlog::debug("python: {}: {} tokens, {} gates", file, ts.tokens.size(), findings.size());
-  return findings;
+  SortFindings(out.findings);
+  out.summary = SummarizeModule(file, ts, lines, gates, arches);
+  spdlog::debug("python: {}: {} tokens, {} gates, {} predicates", file, ts.tokens.size(), out.findings.size(),
+                out.summary.predicates.size());
+  return out;
+}
+
+Result<std::vector<Finding>> ScanPython(const std::string& file, std::string_view contents,
+                                        const std::vector<arch::Arch>& arches) {
+  Result<ScannedModule> scanned = ScanPythonModule(file, contents, arches);
+  if (!scanned) return scanned.error();
+  return std::move(scanned->findings);
 }
 
 }  // namespace archpatch::python

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "arch/arch.h"
+#include "python/module_summary.h"
 #include "report/finding.h"
 #include "util/result.h"
 
@@ -19,5 +20,14 @@ namespace archpatch::python {
 // returns an Error with file:line:column; callers report it and go on with the next file.
 Result<std::vector<Finding>> ScanPython(const std::string& file, std::string_view contents,
                                         const std::vector<arch::Arch>& arches);
+
+// The same, with what the package model needs from the module (python/package.h), taken from
+// the same token pass.
+struct ScannedModule {
+  std::vector<Finding> findings;
+  ModuleSummary summary;
+};
+Result<ScannedModule> ScanPythonModule(const std::string& file, std::string_view contents,
+                                       const std::vector<arch::Arch>& arches);
 
 }  // namespace archpatch::python

@@ -84,7 +84,7 @@ TEST(ScanPython, ModuleLevelNamesResolveToTheirDefinition) {
       "    return major in _KEEP\n";
   const std::vector<Finding> f = Scan(src);
   ASSERT_EQ(f.size(), 1u);  // `major` in gen_b is a parameter: no known capability
-  EXPECT_EQ(f[0].details["via"], "_KEEP");
+  EXPECT_EQ(f[0].details["via"][0]["name"], "_KEEP");
   EXPECT_EQ(f[0].scope, "gen_a");
   EXPECT_EQ(f[0].line, 3);
   EXPECT_EQ(Bytes(src, f[0]), "[9, 10]");

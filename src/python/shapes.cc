@@ -3,6 +3,8 @@
 // arch strings (nvcc flags, "sm_100a", TORCH_CUDA_ARCH_LIST values).
 #include <algorithm>
 
+#include <fmt/format.h>
+
 #include "python/recognizer.h"
 
 namespace archpatch::python {
@@ -165,6 +167,12 @@ void Recognizer::FindCalls(const LogicalLine& line) {
       pair.span = {first->span.begin, second ? second->span.end : first->span.end};
       shown = pair;
       term = Term{Operand::kCapability, Compare::kGe, pair};
+    } else if (callee == "is_family_of" && IsArchString(*first) && !second) {
+      // `arch.is_family_of(Arch.sm_120a)`: any arch of that family (same major, minor at or above).
+      const arch::Arch named = ParseArchName(first->text)->arch;
+      Literal family = *first;
+      family.text = fmt::format("sm_{}{}f", named.major, named.minor);
+      term = Term{Operand::kArchName, Compare::kEq, family};
     } else if (Contains(callee, "compute_capabilit") && first->IsCollection() && !second) {
       if (AllItems(*first, IsInt)) term = Term{Operand::kComputeCapability, Compare::kIn, *first};
       if (AllItems(*first, IsPair)) term = Term{Operand::kCapability, Compare::kIn, *first};

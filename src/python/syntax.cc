@@ -45,6 +45,18 @@ size_t SkipElement(const TokenStream& ts, size_t i, size_t end) {
   return i;
 }
 
+// `Arch.sm_100a`, `base_dsl.Arch.sm_120f`: a dotted name whose last part is an arch name
+// (sm_/compute_ prefix) and whose part before it names an arch enum. The last part's index, or 0.
+size_t EnumArchMember(const TokenStream& ts, size_t i, size_t end) {
+  size_t j = i;
+  while (j + 2 < end && ts.IsName(j) && ts.Is(j + 1, ".") && ts.IsName(j + 2)) j += 2;
+  if (j == i || !ts.IsName(j) || ts.Is(j + 1, "(") || ts.Is(j + 1, ".")) return 0;
+  const std::string_view last = ts.Text(j), owner = ts.Text(j - 2);
+  const bool arch_owner = owner.find("Arch") != std::string_view::npos || owner.find("arch") != std::string_view::npos;
+  if (!arch_owner || !(last.starts_with("sm_") || last.starts_with("compute_"))) return 0;
+  return j;
+}
+
 std::optional<Literal> ParseCollection(const TokenStream& ts, size_t i, size_t& next,
                                        const Bindings* bindings, int depth) {
   const std::string_view open = ts.Text(i);
@@ -223,6 +235,11 @@ std::optional<Literal> ParseLiteral(const TokenStream& ts, size_t i, size_t end,
   } else if (ts.Is(i, "None")) {
     lit.kind = LiteralKind::kNone;
     next = i + 1;
+  } else if (size_t member = EnumArchMember(ts, i, end); member != 0) {
+    lit.kind = LiteralKind::kString;  // `Arch.sm_100a`: the enum member names the arch
+    lit.text = std::string(ts.Text(member));
+    lit.enum_member = true;
+    next = member + 1;
   } else if (ts.IsName(i) && bindings && PrimaryEnd(ts, i, end) == i + 1) {
     auto found = bindings->find(ts.Text(i));
     if (found == bindings->end()) return std::nullopt;

@@ -61,6 +61,7 @@ struct Literal {
   size_t last_token = 0;
   std::string via;             // the module-level name it was reached through, if any
   bool parenthesized_scalar = false;
+  bool enum_member = false;    // kString read from an enum member (`Arch.sm_100a`), not a string
 
   bool IsCollection() const {
     return kind == LiteralKind::kTuple || kind == LiteralKind::kList || kind == LiteralKind::kSet;

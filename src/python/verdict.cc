@@ -1,5 +1,6 @@
 #include "python/verdict.h"
 
+#include <algorithm>
 #include <cctype>
 #include <charconv>
 
@@ -216,6 +217,22 @@ Tri Evaluate(Operand operand, Compare op, const Literal& lit, const arch::Arch& 
     case Compare::kGe: return TriOf(*order >= 0);
     default: return Tri::kUnknown;
   }
+}
+
+std::string JoinedArchNames(const std::vector<arch::Arch>& arches, const std::vector<Tri>& values, Tri which) {
+  std::vector<std::string> names;
+  for (size_t k = 0; k < arches.size(); ++k) {
+    if (values[k] != which) continue;
+    bool whole_chip = true;
+    for (size_t m = 0; m < arches.size(); ++m) {
+      if (arches[m].plain() == arches[k].plain() && values[m] != which) whole_chip = false;
+    }
+    std::string name = whole_chip ? arches[k].plain().name() : arches[k].name();
+    if (std::find(names.begin(), names.end(), name) == names.end()) names.push_back(name);
+  }
+  std::string out;
+  for (const std::string& n : names) out += (out.empty() ? "" : ", ") + n;
+  return out;
 }
 
 }  // namespace archpatch::python

@@ -53,4 +53,8 @@ Tri Evaluate(Operand operand, Compare op, const Literal& literal, const arch::Ar
 // The value an operand has on `target`, as a literal would spell it, for equality checks.
 bool ScalarMatches(Operand operand, const Literal& item, const arch::Arch& target, Tri& out);
 
+// The arches whose value is `which`, joined with ", "; a chip whose every audited variant has it
+// is named once by its plain name ("sm_120, sm_121a").
+std::string JoinedArchNames(const std::vector<arch::Arch>& arches, const std::vector<Tri>& values, Tri which);
+
 }  // namespace archpatch::python

@@ -96,6 +96,18 @@ std::string CompactVerdict(const Finding& f, const std::vector<std::string>& arc
   return out;
 }
 
+// One step of a resolution (docs/audit.md, "via"): `is_sm100a_supported() is false on sm_120:
+// flashinfer/utils.py:616 'def ...'`, or just the place and its text.
+static std::string ViaLine(const nlohmann::ordered_json& step, const std::string& target) {
+  std::string place = fmt::format("{}:{} '{}'", step.value("file", ""), step.value("line", 0), step.value("text", ""));
+  if (!step.contains("name")) return place;
+  bool false_on_target = false;
+  if (auto f = step.find("false_on"); f != step.end() && f->is_array()) {
+    for (const auto& a : *f) false_on_target |= a == target;
+  }
+  return fmt::format("{} is {} on {}: {}", step.value("name", ""), false_on_target ? "false" : "not false", target, place);
+}
+
 std::string WhatItMeans(const Finding& f, const std::string& target) {
   if (!f.summary.empty()) return f.summary;
   std::string kernels = Kernels(f);
@@ -147,6 +159,9 @@ void PrintFinding(std::FILE* out, const Finding& f, const std::string& target,
   std::string block = BlockLine(f);
   if (!block.empty()) fmt::print(out, "    block:   {}\n", block);
   if (!f.scope.empty()) fmt::print(out, "    in:      {}\n", f.scope);
+  if (auto via = f.details.find("via"); via != f.details.end() && via->is_array()) {
+    for (const auto& step : *via) fmt::print(out, "    via:     {}\n", ViaLine(step, target));
+  }
   fmt::print(out, "    means:   {}\n", WhatItMeans(f, target));
   // The hazard checks' plain-words lines (src/hazard: empty kernels, whether widening is safe).
   if (auto explain = f.details.find("explain"); explain != f.details.end() && explain->is_array()) {

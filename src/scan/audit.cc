@@ -16,6 +16,7 @@
 #include <fmt/format.h>
 
 #include "cuda/gates.h"
+#include "python/package.h"
 #include "python/scanner.h"
 #include "scan/package_macros.h"
 #include "scan/prefilter.h"
@@ -86,6 +87,7 @@ struct WorkerResult {
   std::vector<Error> errors, warnings;
   DefinitionsByFile definitions;
   std::vector<std::string> rescanned;  // later rounds: the files scanned again
+  std::vector<python::ModuleSummary> modules;  // for the package model
   size_t parsed = 0;
 };
 
@@ -112,13 +114,18 @@ class AuditRun {
     AuditReport report;
     report.arches = arches_;
     report.files_scanned = files_.size();
+    std::vector<python::ModuleSummary> modules;
     for (WorkerResult& r : results) {
+      std::move(r.modules.begin(), r.modules.end(), std::back_inserter(modules));
       std::move(r.findings.begin(), r.findings.end(), std::back_inserter(report.findings));
       std::move(r.errors.begin(), r.errors.end(), std::back_inserter(report.errors));
       std::move(r.warnings.begin(), r.warnings.end(), std::back_inserter(report.warnings));
       report.files_parsed += r.parsed;
       definitions_.merge(r.definitions);
       rescanned_.insert(r.rescanned.begin(), r.rescanned.end());
+    }
+    for (Finding& f : python::PackageModel(std::move(modules), arches_).BranchFindings()) {
+      if (ExcludesTarget(f, target_, others_)) report.findings.push_back(std::move(f));
     }
     SortFindings(report.findings);
     auto by_place = [](const Error& a, const Error& b) {
@@ -148,7 +155,10 @@ class AuditRun {
     if (KindOf(path) == FileKind::kPython) {
       if (names_) return;  // later rounds re-evaluate #if chains only
       ++out.parsed;
-      found = python::ScanPython(path, contents, arches_);
+      Result<python::ScannedModule> scanned = python::ScanPythonModule(path, contents, arches_);
+      if (!scanned) return out.errors.push_back(scanned.error());
+      found = std::move(scanned->findings);
+      out.modules.push_back(std::move(scanned->summary));
     } else {
       if (names_ && !MentionsAnyName(contents, *names_)) return;
       if (names_) out.rescanned.push_back(path);
@@ -222,6 +232,7 @@ std::vector<arch::Arch> VerdictArches(const arch::Arch& target, const std::vecto
 
 bool ExcludesTarget(const Finding& f, const std::string& target, const std::vector<std::string>& others) {
   if (f.VerdictFor(target) != Tri::kFalse) return false;
+  if (f.details.value("direction", "") == "fallback") return false;  // the target takes the other path
   if (IsFalse(f.details, "enclosing_verdict", target, "false")) return false;  // the outer gate is the cause
   // The target takes an earlier branch of the chain: excluded only when that branch refuses or is
   // empty (`#if !defined(__CUDA_ARCH_FEAT_SM90_ALL) <error> #else <kernel body>`).

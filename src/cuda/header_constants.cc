@@ -1,0 +1,150 @@
+#include "cuda/header_constants.h"
+
+#include <charconv>
+#include <deque>
+#include <filesystem>
+#include <fstream>
+#include <memory>
+#include <mutex>
+#include <set>
+#include <sstream>
+#include <unordered_map>
+
+namespace archpatch::cuda {
+namespace {
+
+constexpr int kMaxIncludeDepth = 6;
+constexpr int kMaxAncestors = 8;
+
+std::optional<long long> IntegerLiteral(std::string_view text) {
+  while (!text.empty() && (text.back() == 'u' || text.back() == 'U' || text.back() == 'l' || text.back() == 'L')) {
+    text.remove_suffix(1);
+  }
+  int base = 10;
+  if (text.size() > 2 && text[0] == '0' && (text[1] == 'x' || text[1] == 'X')) base = 16, text.remove_prefix(2);
+  long long value = 0;
+  auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), value, base);
+  if (ec != std::errc() || ptr != text.data() + text.size()) return std::nullopt;
+  return value;
+}
+
+struct HeaderCache {
+  std::mutex mutex;
+  std::unordered_map<std::string, std::shared_ptr<const FileConstants>> files;  // "" entry: unreadable
+  size_t read = 0;
+};
+
+HeaderCache& Cache() {
+  static HeaderCache cache;
+  return cache;
+}
+
+std::shared_ptr<const FileConstants> LoadHeader(const std::string& path) {
+  HeaderCache& cache = Cache();
+  {
+    std::lock_guard<std::mutex> lock(cache.mutex);
+    if (auto it = cache.files.find(path); it != cache.files.end()) return it->second;
+  }
+  auto constants = std::make_shared<FileConstants>();
+  std::ifstream in(path, std::ios::binary);
+  if (in) {
+    std::stringstream ss;
+    ss << in.rdbuf();
+    const std::string contents = ss.str();
+    Result<std::vector<Token>> tokens = ThreadLexer().Tokenize(path, contents);
+    if (tokens) *constants = ReadFileConstants(path, contents, *tokens);
+  }
+  std::lock_guard<std::mutex> lock(cache.mutex);
+  ++cache.read;
+  return cache.files.emplace(path, std::move(constants)).first->second;
+}
+
+// `#include "a/b.h"` from dir/x.h: dir/a/b.h, then each folder above dir (the package's include root).
+std::optional<std::string> FindInclude(const std::string& from, const std::string& include) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  fs::path dir = fs::path(from).parent_path();
+  for (int up = 0; up <= kMaxAncestors; ++up) {
+    fs::path candidate = dir / include;
+    if (fs::is_regular_file(candidate, ec)) return candidate.lexically_normal().string();
+    if (!dir.has_parent_path() || dir.parent_path() == dir) break;
+    dir = dir.parent_path();
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+FileConstants ReadFileConstants(const std::string& file, std::string_view contents, const std::vector<Token>& all) {
+  FileConstants out;
+  std::vector<const Token*> t;
+  for (const Token& tok : all) {
+    if (tok.kind != Token::Kind::kComment) t.push_back(&tok);
+  }
+  auto text = [&](size_t i) { return i < t.size() ? t[i]->Spelling(contents) : std::string_view(); };
+  LineIndex lines(contents);
+  bool in_enum = false;
+  for (size_t i = 0; i < t.size(); ++i) {
+    if (text(i) == "#" && text(i + 1) == "include" && t.size() > i + 2 && t[i + 2]->kind == Token::Kind::kLiteral) {
+      std::string_view quoted = text(i + 2);
+      if (quoted.size() > 2 && quoted.front() == '"') out.includes.emplace_back(quoted.substr(1, quoted.size() - 2));
+      continue;
+    }
+    if (text(i) == "enum") in_enum = true;
+    if (in_enum && text(i) == "}") in_enum = false;
+    // NAME = INTEGER followed by ';' (constexpr/const variables) or ',' / '}' (enumerators).
+    if (t[i]->kind != Token::Kind::kIdentifier || text(i + 1) != "=") continue;
+    size_t v = i + 2;
+    bool negative = text(v) == "-";
+    if (negative) ++v;
+    if (v >= t.size() || t[v]->kind != Token::Kind::kLiteral) continue;
+    std::optional<long long> value = IntegerLiteral(text(v));
+    const std::string_view after = text(v + 1);
+    if (!value || !(after == ";" || (in_enum && (after == "," || after == "}")))) continue;
+    size_t start = i;
+    if (!in_enum) {  // a constant variable: `constexpr int32_t NAME` or `const int NAME` before it
+      bool constant = false;
+      for (size_t k = i; k-- > 0 && i - k <= 4;) {
+        if (text(k) == "constexpr" || text(k) == "const") constant = true, start = k;
+        if (text(k) == ";" || text(k) == "{" || text(k) == "}") break;
+      }
+      if (!constant) continue;
+    }
+    NamedConstant c;
+    c.value = negative ? -*value : *value;
+    c.file = file;
+    c.line = lines.Line(t[i]->begin);
+    c.column = lines.Column(t[i]->begin);
+    c.text = std::string(contents.substr(t[start]->begin, t[v]->end - t[start]->begin));
+    out.constants.emplace(std::string(text(i)), std::move(c));
+  }
+  return out;
+}
+
+std::optional<NamedConstant> ConstantLookup::Find(std::string_view name) const {
+  if (auto it = own_.constants.find(name); it != own_.constants.end()) return it->second;
+  std::set<std::string> seen = {file_};
+  std::deque<std::pair<std::string, std::vector<std::string>>> queue;  // (including file, its includes)
+  queue.emplace_back(file_, own_.includes);
+  for (int depth = 0; depth < kMaxIncludeDepth && !queue.empty(); ++depth) {
+    std::deque<std::pair<std::string, std::vector<std::string>>> next;
+    for (const auto& [from, includes] : queue) {
+      for (const std::string& include : includes) {
+        std::optional<std::string> path = FindInclude(from, include);
+        if (!path || !seen.insert(*path).second) continue;
+        std::shared_ptr<const FileConstants> header = LoadHeader(*path);
+        if (auto it = header->constants.find(name); it != header->constants.end()) return it->second;
+        next.emplace_back(*path, header->includes);
+      }
+    }
+    queue = std::move(next);
+  }
+  return std::nullopt;
+}
+
+size_t HeadersRead() {
+  std::lock_guard<std::mutex> lock(Cache().mutex);
+  return Cache().read;
+}
+
+}  // namespace archpatch::cuda

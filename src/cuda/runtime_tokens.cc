@@ -1,0 +1,492 @@
+#include "cuda/runtime_tokens.h"
+
+#include <algorithm>
+#include <cctype>
+#include <map>
+#include <optional>
+
+#include "cuda/functions.h"
+#include "cuda/runtime_gates.h"
+
+namespace archpatch::cuda {
+namespace {
+
+constexpr int kMaxBoundDepth = 4;  // `bool a = b && c;` chains
+
+std::string Upper(std::string_view s) {
+  std::string out;
+  for (char c : s) out += static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  return out;
+}
+
+bool IsCheckMacro(std::string_view name) {
+  const std::string upper = Upper(name);
+  return upper.find("CHECK") != std::string::npos || upper.find("ASSERT") != std::string::npos ||
+         upper.find("REQUIRE") != std::string::npos || upper.find("ENSURE") != std::string::npos;
+}
+
+bool IsErrorCall(std::string_view name) {
+  const std::string upper = Upper(name);
+  return upper.find("THROW") != std::string::npos || upper.find("UNREACHABLE") != std::string::npos ||
+         upper.find("ERROR") != std::string::npos || upper == "ABORT" || upper == "EXIT" || upper == "FATAL";
+}
+
+// A capability value: the names runtime_gates.h lists, also behind a `get` prefix (get_arch_major).
+bool IsCapabilityRef(std::string_view name) {
+  if (IsCapabilityName(name)) return true;
+  if (name.starts_with("get_")) return IsCapabilityName(name.substr(4));
+  if (name.starts_with("get")) return IsCapabilityName(name.substr(3));
+  return false;
+}
+
+// Tokens without comments and preprocessor lines, with bracket partners.
+struct View {
+  std::string_view src;
+  std::vector<const Token*> t;
+  std::vector<size_t> match;
+
+  std::string_view Text(size_t i) const { return i < t.size() ? t[i]->Spelling(src) : std::string_view(); }
+  bool Is(size_t i, std::string_view s) const { return i < t.size() && Text(i) == s; }
+  bool IsIdent(size_t i) const { return i < t.size() && t[i]->kind == Token::Kind::kIdentifier; }
+};
+
+View MakeView(std::string_view contents, const std::vector<Token>& tokens) {
+  View v{contents, {}, {}};
+  size_t skip_until = 0;
+  for (const Token& tok : tokens) {
+    if (tok.kind == Token::Kind::kComment || tok.begin < skip_until) continue;
+    if (tok.Spelling(contents) == "#") {
+      size_t line_start = contents.rfind('\n', tok.begin == 0 ? 0 : tok.begin - 1);
+      line_start = line_start == std::string_view::npos ? 0 : line_start + 1;
+      if (contents.substr(line_start, tok.begin - line_start).find_first_not_of(" \t") == std::string_view::npos) {
+        size_t end = tok.begin;
+        while (end < contents.size()) {  // the directive, with its backslash continuations
+          size_t nl = contents.find('\n', end);
+          if (nl == std::string_view::npos) { end = contents.size(); break; }
+          size_t last = nl;
+          while (last > end && (contents[last - 1] == '\r' || contents[last - 1] == ' ')) --last;
+          end = nl + 1;
+          if (last == 0 || contents[last - 1] != '\\') break;
+        }
+        skip_until = end;
+        continue;
+      }
+    }
+    v.t.push_back(&tok);
+  }
+  v.match.assign(v.t.size(), std::string_view::npos);
+  std::vector<size_t> open;
+  for (size_t i = 0; i < v.t.size(); ++i) {
+    std::string_view s = v.Text(i);
+    if (s == "(" || s == "[" || s == "{") open.push_back(i);
+    else if ((s == ")" || s == "]" || s == "}") && !open.empty()) v.match[i] = open.back(), v.match[open.back()] = i, open.pop_back();
+  }
+  return v;
+}
+
+struct Val {
+  enum class Kind { kInt, kTri, kScalar, kUnknown } kind = Kind::kUnknown;
+  long long n = 0;
+  Tri t = Tri::kUnknown;
+  bool capability = false;  // derived from a capability
+};
+Val Int(long long n, bool cap = false) { return {Val::Kind::kInt, n, Tri::kUnknown, cap}; }
+Val Truth(Tri t, bool cap = false) { return {Val::Kind::kTri, 0, t, cap}; }
+
+Tri AsTri(const Val& v) {
+  if (v.kind == Val::Kind::kTri) return v.t;
+  if (v.kind == Val::Kind::kInt) return TriOf(v.n != 0);
+  return Tri::kUnknown;
+}
+
+// The scale rule of docs/audit.md: below 30 a major, below 300 an SM number, else __CUDA_ARCH__.
+long long Scaled(const arch::Arch& a, long long with) {
+  if (with < 30) return a.major;
+  if (with < 300) return a.major * 10 + a.minor;
+  return a.major * 100 + a.minor * 10;
+}
+
+int Precedence(std::string_view op) {
+  static const std::map<std::string_view, int> table = {
+      {"||", 1}, {"or", 1}, {"&&", 2}, {"and", 2}, {"|", 3}, {"^", 4}, {"&", 5}, {"==", 6}, {"!=", 6}, {"<", 7}, {">", 7},
+      {"<=", 7}, {">=", 7}, {"<<", 8}, {">>", 8}, {"+", 9}, {"-", 9}, {"*", 10}, {"/", 10}, {"%", 10}};
+  auto it = table.find(op);
+  return it == table.end() ? 0 : it->second;
+}
+
+struct Bound {  // `bool is_sm90 = <expr>;`
+  size_t begin = 0, end = 0, stmt = 0;
+};
+
+class Evaluator {
+ public:
+  Evaluator(const View& v, const arch::Arch& a, const std::map<std::string, Bound, std::less<>>& bound,
+            const ConstantLookup& constants, std::vector<std::pair<std::string, NamedConstant>>& used,
+            std::vector<std::string>& bound_used)
+      : v_(v), arch_(a), bound_(bound), constants_(constants), used_(used), bound_used_(bound_used) {}
+  bool compared = false;  // a capability was compared with a number
+
+  Val Eval(size_t a, size_t b) {
+    size_t i = a;
+    Val out = Expr(i, b, 1);
+    return i == b ? out : Val{};
+  }
+  Val Compare(std::string_view op, Val l, Val r) {
+    const bool cap = l.capability || r.capability;
+    if (l.kind == Val::Kind::kScalar && r.kind == Val::Kind::kInt) l = Int(Scaled(arch_, r.n), true);
+    if (r.kind == Val::Kind::kScalar && l.kind == Val::Kind::kInt) r = Int(Scaled(arch_, l.n), true);
+    if (l.kind != Val::Kind::kInt || r.kind != Val::Kind::kInt) return Truth(Tri::kUnknown, cap);
+    bool res = op == "==" ? l.n == r.n : op == "!=" ? l.n != r.n : op == "<" ? l.n < r.n : op == ">" ? l.n > r.n
+             : op == "<=" ? l.n <= r.n : l.n >= r.n;
+    if (cap) compared = true;
+    return Truth(TriOf(res), cap);
+  }
+
+ private:
+  Val Expr(size_t& i, size_t b, int min_prec) {
+    Val l = Unary(i, b);
+    while (i < b) {
+      const std::string_view op = v_.Text(i);
+      const int prec = Precedence(op);
+      if (prec == 0 || prec < min_prec) break;
+      ++i;
+      Val r = Expr(i, b, prec + 1);
+      l = Apply(op, l, r);
+    }
+    return l;
+  }
+
+  Val Apply(std::string_view op, Val l, Val r) {
+    const bool cap = l.capability || r.capability;
+    if (op == "&&" || op == "and") return Truth(TriAnd(AsTri(l), AsTri(r)), cap);
+    if (op == "||" || op == "or") return Truth(TriOr(AsTri(l), AsTri(r)), cap);
+    if (Precedence(op) == 6 || Precedence(op) == 7) return Compare(op, l, r);
+    // `sm_version / 10`, `arch % 10`: arithmetic on the SM number (major * 10 + minor).
+    if (l.kind == Val::Kind::kScalar && r.kind == Val::Kind::kInt && (op == "/" || op == "%")) {
+      l = Int(arch_.major * 10 + arch_.minor, true);
+    }
+    if (l.kind != Val::Kind::kInt || r.kind != Val::Kind::kInt) return Val{Val::Kind::kUnknown, 0, Tri::kUnknown, cap};
+    long long n = op == "+" ? l.n + r.n : op == "-" ? l.n - r.n : op == "*" ? l.n * r.n
+                : op == "/" ? (r.n ? l.n / r.n : 0) : op == "%" ? (r.n ? l.n % r.n : 0) : 0;
+    if (op != "+" && op != "-" && op != "*" && op != "/" && op != "%") return Val{Val::Kind::kUnknown, 0, Tri::kUnknown, cap};
+    return Int(n, cap);
+  }
+
+  Val Unary(size_t& i, size_t b) {
+    if (i >= b) return {};
+    if (v_.Is(i, "!") || v_.Is(i, "not")) {
+      Val x = Unary(++i, b);
+      Tri t = AsTri(x);
+      return x.kind == Val::Kind::kUnknown || x.kind == Val::Kind::kScalar ? Val{Val::Kind::kUnknown, 0, Tri::kUnknown, x.capability} : Truth(TriNot(t), x.capability);
+    }
+    if (v_.Is(i, "-")) {
+      Val x = Unary(++i, b);
+      return x.kind == Val::Kind::kInt ? Int(-x.n, x.capability) : Val{};
+    }
+    return Primary(i, b);
+  }
+
+  // std::get<N>(device_props), static_cast<int>(x), (int)x, ( expr ), literals, name chains.
+  Val Primary(size_t& i, size_t b) {
+    if (v_.Is(i, "(") && v_.match[i] < b) {
+      const size_t close = v_.match[i];
+      if (close == i + 2 && (v_.t[i + 1]->kind == Token::Kind::kKeyword || v_.IsIdent(i + 1)) && close + 1 < b &&
+          !Precedence(v_.Text(close + 1)) && !v_.Is(close + 1, ")")) {
+        i = close + 1;  // a C-style cast
+        return Unary(i, b);
+      }
+      Val x = Eval(i + 1, close);
+      i = close + 1;
+      return x;
+    }
+    if (v_.Is(i, "true") || v_.Is(i, "false")) return Truth(v_.Is(i++, "true") ? Tri::kTrue : Tri::kFalse);
+    if (i < v_.t.size() && v_.t[i]->kind == Token::Kind::kLiteral) {
+      std::string_view s = v_.Text(i++);
+      if (!s.empty() && (s.front() == '"' || s.back() == '"')) return Truth(Tri::kTrue);  // `cond && "why"`
+      while (!s.empty() && std::isalpha(static_cast<unsigned char>(s.back()))) s.remove_suffix(1);
+      long long n = 0;
+      int base = s.size() > 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X') ? 16 : 10;
+      try {
+        n = std::stoll(std::string(s), nullptr, base);
+      } catch (...) {
+        return {};
+      }
+      return Int(n);
+    }
+    if (!v_.IsIdent(i) && !v_.Is(i, "::")) return i = b, Val{};
+    return Chain(i, b);
+  }
+
+  Val Chain(size_t& i, size_t b) {
+    // std::get<N>(x)
+    size_t k = i;
+    if (v_.Is(k, "std") && v_.Is(k + 1, "::")) k += 2;
+    if ((v_.Is(k, "get") || v_.Is(k, "static_cast")) && v_.Is(k + 1, "<")) {
+      size_t close = k + 2;
+      while (close < b && !v_.Is(close, ">")) ++close;
+      if (close + 1 < b && v_.Is(close + 1, "(") && v_.match[close + 1] < b) {
+        const size_t paren = close + 1, end = v_.match[paren];
+        i = end + 1;
+        if (v_.Is(k, "static_cast")) return Eval(paren + 1, end);
+        std::string_view index = v_.Text(k + 2);
+        std::string inner;
+        for (size_t m = paren + 1; m < end; ++m) inner += std::string(v_.Text(m));
+        const std::string lower = Upper(inner);
+        const bool capability = lower.find("PROP") != std::string::npos || lower.find("CAPAB") != std::string::npos ||
+                                lower.find("ARCH") != std::string::npos || lower.find("SM") != std::string::npos ||
+                                lower.find("VERSION") != std::string::npos || lower.find("CC") != std::string::npos;
+        if (!capability || (index != "0" && index != "1")) return {};
+        return Int(index == "0" ? arch_.major : arch_.minor, true);
+      }
+    }
+    std::string last;
+    size_t names = 0;
+    while (i < b) {
+      if (v_.IsIdent(i)) last = std::string(v_.Text(i++)), ++names;
+      else if (v_.Is(i, "::") || v_.Is(i, ".") || v_.Is(i, "->")) ++i;
+      else if ((v_.Is(i, "(") || v_.Is(i, "[")) && v_.match[i] < b) i = v_.match[i] + 1;
+      else break;
+    }
+    if (last.empty()) return {};
+    if (IsCapabilityRef(last)) {
+      const std::string upper = Upper(last);
+      if (upper.find("MINOR") != std::string::npos) return Int(arch_.minor, true);
+      if (upper.find("MAJOR") != std::string::npos) return Int(arch_.major, true);
+      return {Val::Kind::kScalar, 0, Tri::kUnknown, true};
+    }
+    if (names == 1 && depth_ < kMaxBoundDepth) {
+      if (auto it = bound_.find(last); it != bound_.end()) {
+        ++depth_;
+        Val x = Eval(it->second.begin, it->second.end);
+        --depth_;
+        if (x.capability && std::find(bound_used_.begin(), bound_used_.end(), last) == bound_used_.end()) {
+          bound_used_.push_back(last);
+        }
+        return x;
+      }
+    }
+    if (std::optional<NamedConstant> c = constants_.Find(last)) {
+      if (std::none_of(used_.begin(), used_.end(), [&](const auto& u) { return u.first == last; })) used_.emplace_back(last, *c);
+      return Int(c->value);
+    }
+    return {};
+  }
+
+  const View& v_;
+  const arch::Arch& arch_;
+  const std::map<std::string, Bound, std::less<>>& bound_;
+  const ConstantLookup& constants_;
+  std::vector<std::pair<std::string, NamedConstant>>& used_;
+  std::vector<std::string>& bound_used_;
+  int depth_ = 0;
+};
+
+class TokenScan {
+ public:
+  TokenScan(const std::string& file, std::string_view contents, const std::vector<arch::Arch>& arches,
+            const std::vector<Token>& tokens, const ConstantLookup& constants)
+      : file_(file), contents_(contents), arches_(arches), v_(MakeView(contents, tokens)), lines_(contents),
+        bodies_(FindFunctionBodies(tokens, contents)), constants_(constants) {}
+
+  std::vector<Finding> Run() {
+    CollectBound();
+    for (size_t i = 0; i < v_.t.size(); ++i) {
+      if (v_.Is(i, "if") && !v_.Is(i - 1, "else")) Chain(i);
+      else if (v_.IsIdent(i) && IsCheckMacro(v_.Text(i)) && v_.Is(i + 1, "(")) CheckMacro(i);
+    }
+    return std::move(findings_);
+  }
+
+ private:
+  struct GateSpec {
+    size_t a = 0, b = 0;        // the condition's tokens
+    size_t pa = 0, pb = 0, qa = 0, qb = 0;  // CHECK_xx: the two compared arguments
+    std::string op;             // CHECK_xx: the comparison
+    bool refuse_when_true = false;
+    std::string form, check;
+  };
+
+  void CollectBound() {
+    for (size_t i = 0; i + 3 < v_.t.size(); ++i) {
+      if (!(v_.Is(i, "bool") || v_.Is(i, "auto")) || !v_.IsIdent(i + 1) || !v_.Is(i + 2, "=")) continue;
+      size_t end = i + 3;
+      while (end < v_.t.size() && !v_.Is(end, ";")) end = (v_.Is(end, "(") && v_.match[end] != std::string_view::npos) ? v_.match[end] + 1 : end + 1;
+      size_t stmt = (i > 0 && (v_.Is(i - 1, "const") || v_.Is(i - 1, "constexpr"))) ? i - 1 : i;
+      bound_[std::string(v_.Text(i + 1))] = {i + 3, end, stmt};
+    }
+  }
+
+  // The statement starting at `s`: [s, end) with end after its ';' or closing '}'.
+  size_t StatementEnd(size_t s) const {
+    if (v_.Is(s, "{")) return v_.match[s] == std::string_view::npos ? v_.t.size() : v_.match[s] + 1;
+    size_t e = s;
+    while (e < v_.t.size() && !v_.Is(e, ";") && !v_.Is(e, "}")) {
+      e = (v_.Is(e, "(") || v_.Is(e, "[") || v_.Is(e, "{")) && v_.match[e] != std::string_view::npos ? v_.match[e] + 1 : e + 1;
+    }
+    return v_.Is(e, ";") ? e + 1 : e;
+  }
+
+  // A statement that fails whatever comes before it: throw, an error macro, CHECK(false).
+  bool Raises(size_t s, size_t e) const {
+    if (v_.Is(s, "throw")) return true;
+    return !v_.Is(s, "return") && !v_.Is(s, "continue") && !v_.Is(s, "{") && Refuses(s, e);
+  }
+
+  bool IsLogging(size_t s) const {
+    for (size_t k = s; k < v_.t.size() && (v_.IsIdent(k) || v_.Is(k, "::") || v_.Is(k, ".") || v_.Is(k, "<<")); ++k) {
+      const std::string upper = Upper(v_.Text(k));
+      if (upper.find("LOG") != std::string::npos || upper.find("WARN") != std::string::npos ||
+          upper.find("PRINT") != std::string::npos || upper == "CERR" || upper == "COUT") {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  bool Refuses(size_t s, size_t e) const {
+    if (s >= e) return false;
+    if (v_.Is(s, "{")) {  // a block: its last statement
+      size_t last = e - 1, start = s + 1, k = s + 1;
+      while (k < last) {
+        size_t next = StatementEnd(k);
+        if (next <= k || next > last) break;
+        start = k, k = next;
+      }
+      if (start >= last) return false;
+      if (Raises(start, StatementEnd(start))) return true;
+      // `return;` / `continue;` after work is the end of a path, not a refusal: only after
+      // nothing but logging does it refuse.
+      for (size_t k2 = s + 1; k2 < start; k2 = StatementEnd(k2)) {
+        if (!IsLogging(k2)) return false;
+      }
+      return Refuses(start, StatementEnd(start));
+    }
+    if (v_.Is(s, "throw") || v_.Is(s, "continue")) return true;
+    if (v_.Is(s, "return")) {
+      if (v_.Is(s + 1, ";")) return true;
+      if (v_.Is(s + 1, "false") || v_.Is(s + 1, "nullptr") || v_.Is(s + 1, "NULL")) return v_.Is(s + 2, ";");
+      const std::string upper = Upper(v_.Text(s + 1));
+      return upper.find("ERROR") != std::string::npos || upper.find("UNSUPPORTED") != std::string::npos ||
+             upper.find("NOT_SUPPORTED") != std::string::npos;
+    }
+    size_t k = s;
+    std::string_view last;
+    while (k < e && (v_.IsIdent(k) || v_.Is(k, "::"))) last = v_.IsIdent(k) ? v_.Text(k) : last, ++k;
+    if (last.empty() || !v_.Is(k, "(")) return false;
+    if (IsErrorCall(last)) return true;
+    return IsCheckMacro(last) && (v_.Is(k + 1, "false") || v_.Is(k + 1, "0")) && (v_.Is(k + 2, ",") || v_.Is(k + 2, ")"));
+  }
+
+  // if (c1) s1 else if (c2) s2 ... [else sN]
+  void Chain(size_t i) {
+    struct Arm { size_t a, b, s, e; };
+    std::vector<Arm> arms;
+    std::optional<std::pair<size_t, size_t>> otherwise;
+    size_t k = i;
+    while (v_.Is(k, "if")) {
+      size_t open = k + 1;
+      if (v_.Is(open, "constexpr")) ++open;
+      if (!v_.Is(open, "(") || v_.match[open] == std::string_view::npos) return;
+      const size_t close = v_.match[open];
+      const size_t s = close + 1, e = StatementEnd(s);
+      arms.push_back({open + 1, close, s, e});
+      if (!v_.Is(e, "else")) break;
+      if (v_.Is(e + 1, "if")) {
+        k = e + 1;
+        continue;
+      }
+      otherwise = {e + 1, StatementEnd(e + 1)};
+      break;
+    }
+    const bool else_refuses = otherwise && Refuses(otherwise->first, otherwise->second);
+    for (const Arm& arm : arms) {
+      if (Refuses(arm.s, arm.e)) Record({arm.a, arm.b, 0, 0, 0, 0, "", true, "if-refuse", ""});
+      else if (else_refuses) Record({arm.a, arm.b, 0, 0, 0, 0, "", false, "dispatch", ""});
+    }
+  }
+
+  void CheckMacro(size_t i) {
+    const size_t open = i + 1, close = v_.match[open];
+    if (close == std::string_view::npos || v_.Is(close + 1, "{") || v_.Is(i - 1, "::")) return;
+    std::vector<std::pair<size_t, size_t>> args;
+    size_t start = open + 1;
+    for (size_t k = open + 1; k <= close; ++k) {
+      if (k == close || v_.Is(k, ",")) {
+        args.emplace_back(start, k);
+        start = k + 1;
+      } else if ((v_.Is(k, "(") || v_.Is(k, "[") || v_.Is(k, "{")) && v_.match[k] != std::string_view::npos) {
+        k = v_.match[k];
+      }
+    }
+    if (args.empty() || args[0].first >= args[0].second) return;
+    const std::string name(v_.Text(i));
+    static constexpr std::pair<std::string_view, std::string_view> kSuffixes[] = {
+        {"_EQ", "=="}, {"_NE", "!="}, {"_LT", "<"}, {"_LE", "<="}, {"_GT", ">"}, {"_GE", ">="}};
+    for (const auto& [suffix, op] : kSuffixes) {
+      if (name.size() > suffix.size() && name.ends_with(suffix) && args.size() >= 2) {
+        GateSpec g{i, close + 1, args[0].first, args[0].second, args[1].first, args[1].second, std::string(op), false, "check-macro", name};
+        return Record(g);
+      }
+    }
+    Record({args[0].first, args[0].second, 0, 0, 0, 0, "", false, "check-macro", name});
+  }
+
+  void Record(const GateSpec& g) {
+    std::vector<Tri> verdict;
+    bool compared = false;
+    std::vector<std::pair<std::string, NamedConstant>> used;
+    std::vector<std::string> bound_used;
+    for (const arch::Arch& a : arches_) {
+      Evaluator e(v_, a, bound_, constants_, used, bound_used);
+      Val x = g.op.empty() ? e.Eval(g.a, g.b) : e.Compare(g.op, e.Eval(g.pa, g.pb), e.Eval(g.qa, g.qb));
+      compared |= e.compared;
+      Tri t = x.kind == Val::Kind::kTri ? x.t : Tri::kUnknown;
+      verdict.push_back(g.refuse_when_true ? TriNot(t) : t);
+    }
+    if (!compared || std::all_of(verdict.begin(), verdict.end(), [](Tri t) { return t == Tri::kUnknown; })) return;
+    const size_t b = v_.t[g.a]->begin, e = v_.t[g.b - 1]->end;
+    Finding f;
+    f.file = file_;
+    f.line = lines_.Line(b), f.column = lines_.Column(b);
+    f.kind = "cpp-runtime-gate";
+    f.text = std::string(contents_.substr(b, e - b));
+    f.span = {b, e};
+    f.scope = EnclosingFunction(bodies_, b);
+    for (size_t k = 0; k < arches_.size(); ++k) f.verdict.push_back({arches_[k].name(), verdict[k]});
+    f.details["form"] = g.form;
+    if (!g.check.empty()) f.details["check"] = g.check;
+    f.details["direction"] = g.refuse_when_true ? "refuses" : "enables";
+    nlohmann::ordered_json via = nlohmann::ordered_json::array();
+    for (const std::string& name : bound_used) {
+      const Bound& bd = bound_.at(name);
+      const size_t at = v_.t[bd.stmt]->begin;
+      via.push_back({{"file", file_}, {"line", lines_.Line(at)}, {"column", lines_.Column(at)},
+                     {"text", std::string(contents_.substr(at, v_.t[bd.end - 1]->end - at))}, {"name", name}});
+    }
+    for (const auto& [name, c] : used) {
+      via.push_back({{"file", c.file}, {"line", c.line}, {"column", c.column}, {"text", c.text}, {"name", name}});
+    }
+    if (!via.empty()) f.details["via"] = std::move(via);
+    findings_.push_back(std::move(f));
+  }
+
+  const std::string& file_;
+  std::string_view contents_;
+  const std::vector<arch::Arch>& arches_;
+  View v_;
+  LineIndex lines_;
+  std::vector<FunctionBody> bodies_;
+  const ConstantLookup& constants_;
+  std::map<std::string, Bound, std::less<>> bound_;
+  std::vector<Finding> findings_;
+};
+
+}  // namespace
+
+std::vector<Finding> FindRuntimeGatesInTokens(const std::string& file, std::string_view contents,
+                                              const std::vector<arch::Arch>& arches, const std::vector<Token>& tokens,
+                                              const ConstantLookup& constants) {
+  return TokenScan(file, contents, arches, tokens, constants).Run();
+}
+
+}  // namespace archpatch::cuda

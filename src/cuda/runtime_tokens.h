@@ -1,0 +1,31 @@
+// Runtime gates in host C++ read from tokens alone. libclang, parsing a file without the
+// package's headers, throws away the body of every function whose class or parameter types it
+// cannot resolve (`void FusedMoeLauncher::init_common(...)`, `at::Tensor&` parameters); this
+// pass reads every body, so that a missing header never hides a check. It finds:
+// - check macros (`TORCH_CHECK(cond, ...)`, `TVM_FFI_ICHECK_EQ(major, 10)`, `FLASHINFER_CHECK`),
+// - `if (cond)` whose statement refuses (return; / return false / nullptr / an error code,
+//   throw, continue, an error macro: `TORCH_CHECK(false, ...)`, `*_THROW`, `UNREACHABLE`, abort),
+// - dispatch chains `if (a) ... else if (b) ... else <refusal>`: each condition enables,
+// and evaluates the condition per arch: capability names and getters (`major`, `props.major`,
+// `dprops->minor`, `getSMVersion()`, `get_arch_major()`, `std::get<0>(device_props)`),
+// arithmetic (`sm / 10 == 10`, `major * 10 + minor >= 100`), booleans computed earlier in the
+// body (`bool is_sm90 = ...;`), and integer constants from shared headers (header_constants.h).
+// See docs/audit.md, "C++ runtime checks".
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "arch/arch.h"
+#include "cuda/header_constants.h"
+#include "cuda/tokens.h"
+#include "report/finding.h"
+
+namespace archpatch::cuda {
+
+std::vector<Finding> FindRuntimeGatesInTokens(const std::string& file, std::string_view contents,
+                                              const std::vector<arch::Arch>& arches, const std::vector<Token>& tokens,
+                                              const ConstantLookup& constants);
+
+}  // namespace archpatch::cuda

@@ -1,0 +1,176 @@
+#include "python/direction.h"
+
+#include <algorithm>
+
+namespace archpatch::python {
+namespace {
+
+bool IsOpenBracket(const TokenStream& ts, size_t i) {
+  return ts.tokens[i].kind == TokenKind::kOp && (ts.Is(i, "(") || ts.Is(i, "[") || ts.Is(i, "{"));
+}
+
+}  // namespace
+
+std::string_view BranchName(Branch b) {
+  switch (b) {
+    case Branch::kEnable: return "enables";
+    case Branch::kRefuse: return "refuses";
+    case Branch::kFallback: return "fallback";
+  }
+  return "enables";
+}
+
+size_t StatementIndex::LineOf(size_t t) const {
+  auto after = std::upper_bound(lines_.begin(), lines_.end(), t,
+                                [](size_t tok, const LogicalLine& l) { return tok < l.first; });
+  if (after == lines_.begin()) return lines_.size();
+  const size_t k = static_cast<size_t>(std::prev(after) - lines_.begin());
+  return t < lines_[k].last ? k : lines_.size();
+}
+
+size_t StatementIndex::HeaderColon(size_t k) const {
+  const LogicalLine& l = lines_[k];
+  for (size_t i = l.first; i < l.last;) {
+    if (IsOpenBracket(ts_, i) && ts_.match[i] < l.last) {
+      i = ts_.match[i] + 1;
+      continue;
+    }
+    if (ts_.Is(i, "lambda")) return std::string_view::npos;  // its ':' is no header's
+    if (ts_.Is(i, ":")) return i;
+    ++i;
+  }
+  return std::string_view::npos;
+}
+
+size_t StatementIndex::BlockEnd(size_t k) const {
+  size_t j = k + 1;
+  while (j < lines_.size() && lines_[j].depth > lines_[k].depth) ++j;
+  return j;
+}
+
+bool StatementIndex::IsRefusal(size_t a, size_t b) const {
+  if (a >= b) return false;
+  if (ts_.Is(a, "raise") || ts_.Is(a, "continue")) return true;
+  if (ts_.Is(a, "assert")) return b == a + 2 && ts_.Is(a + 1, "False");
+  if (ts_.Is(a, "return")) {
+    if (b == a + 1) return true;
+    size_t v = ts_.Is(a + 1, "(") ? a + 2 : a + 1;  // return (False, "why")
+    const bool falsy = ts_.Is(v, "False") || ts_.Is(v, "None") || ts_.Is(v, "NotImplemented");
+    return falsy && (v + 1 == b || ts_.Is(v + 1, ",") || (v == a + 2 && ts_.Is(v + 1, ")") && v + 2 == b));
+  }
+  // pytest.skip(...), pytest.xfail(...), sys.exit(...), exit(...), os._exit(...), os.abort()
+  size_t i = a;
+  while (i + 2 < b && ts_.IsName(i) && ts_.Is(i + 1, ".")) i += 2;
+  if (!ts_.IsName(i) || !ts_.Is(i + 1, "(")) return false;
+  const std::string_view name = ts_.Text(i);
+  return name == "skip" || name == "xfail" || name == "exit" || name == "_exit" || name == "abort";
+}
+
+bool StatementIndex::BlockRefuses(size_t k) const {
+  const size_t colon = HeaderColon(k);
+  if (colon == std::string_view::npos) return false;
+  const LogicalLine& l = lines_[k];
+  if (colon + 1 < l.last) {  // `if x: raise E` or `if x: a(); return False`
+    size_t start = colon + 1;
+    for (size_t i = colon + 1; i < l.last; ++i) {
+      if (ts_.Is(i, ";") && i + 1 < l.last) start = i + 1;
+    }
+    size_t end = l.last;
+    if (ts_.Is(end - 1, ";")) --end;
+    return IsRefusal(start, end);
+  }
+  size_t last_statement = lines_.size();
+  for (size_t j = k + 1; j < BlockEnd(k); ++j) {
+    if (lines_[j].depth == l.depth + 1) last_statement = j;
+  }
+  if (last_statement == lines_.size()) return false;
+  const LogicalLine& s = lines_[last_statement];
+  if (!IsRefusal(s.first, s.last)) return false;
+  if (ts_.Is(s.first, "raise") || (!ts_.Is(s.first, "return") && !ts_.Is(s.first, "continue"))) return true;
+  // `return` / `continue` after work ends a path; after nothing but logging it refuses.
+  for (size_t j = k + 1; j < last_statement; ++j) {
+    if (lines_[j].depth == l.depth + 1 && !IsLogging(lines_[j].first, lines_[j].last)) return false;
+  }
+  return true;
+}
+
+bool StatementIndex::IsLogging(size_t a, size_t b) const {
+  for (size_t i = a; i < b && (ts_.IsName(i) || ts_.Is(i, ".")); ++i) {
+    const std::string_view t = ts_.Text(i);
+    if (t == "print" || t.find("log") != t.npos || t.find("warn") != t.npos || t == "logger") return true;
+  }
+  return false;
+}
+
+// `if cond:` whose body does not refuse: it enables, unless the target has somewhere else to go
+// (an else that does not refuse, or code after a body that returns).
+Branch StatementIndex::IfBranch(size_t k) const {
+  if (BlockRefuses(k)) return Branch::kRefuse;
+  const int depth = lines_[k].depth;
+  size_t j = BlockEnd(k);
+  while (j < lines_.size() && lines_[j].depth == depth && ts_.Is(lines_[j].first, "elif")) j = BlockEnd(j);
+  if (j < lines_.size() && lines_[j].depth == depth && ts_.Is(lines_[j].first, "else")) {
+    return BlockRefuses(j) ? Branch::kEnable : Branch::kFallback;
+  }
+  // No else: a body that returns a value leaves the rest of the function as the alternative.
+  size_t last_statement = lines_.size();
+  const size_t colon = HeaderColon(k);
+  if (colon != std::string_view::npos && colon + 1 < lines_[k].last) {
+    if (!ts_.Is(colon + 1, "return")) return Branch::kEnable;
+  } else {
+    for (size_t b = k + 1; b < BlockEnd(k); ++b) {
+      if (lines_[b].depth == depth + 1) last_statement = b;
+    }
+    if (last_statement == lines_.size() || !ts_.Is(lines_[last_statement].first, "return")) return Branch::kEnable;
+  }
+  // Skip further `if ...: return x` blocks: the first plain statement after them decides.
+  while (j < lines_.size() && lines_[j].depth == depth &&
+         (ts_.Is(lines_[j].first, "if") || ts_.Is(lines_[j].first, "elif") || ts_.Is(lines_[j].first, "else"))) {
+    j = BlockEnd(j);
+  }
+  if (j >= lines_.size() || lines_[j].depth != depth) return Branch::kEnable;
+  return IsRefusal(lines_[j].first, lines_[j].last) ? Branch::kEnable : Branch::kFallback;
+}
+
+// `not` before the gate, or before a parenthesis holding it, flips its meaning (each one).
+bool StatementIndex::Negated(size_t cond_begin, size_t first, size_t last) const {
+  bool negated = false;
+  for (size_t t = cond_begin; t < first; ++t) {
+    if (!ts_.Is(t, "not") || ts_.Is(t + 1, "in")) continue;
+    if (t + 1 == first || (ts_.Is(t + 1, "(") && ts_.match[t + 1] >= last && ts_.match[t + 1] != std::string_view::npos)) {
+      negated = !negated;
+    }
+  }
+  return negated;
+}
+
+GateDirection StatementIndex::DirectionOf(size_t first, size_t last) const {
+  GateDirection d;
+  const size_t k = LineOf(first);
+  if (k >= lines_.size()) return d;
+  const LogicalLine& l = lines_[k];
+  const bool header = ts_.Is(l.first, "if") || ts_.Is(l.first, "elif") || ts_.Is(l.first, "while");
+  const size_t colon = header ? HeaderColon(k) : std::string_view::npos;
+  if (header && colon != std::string_view::npos && first < colon) {
+    d.negated = Negated(l.first + 1, first, last);
+    d.branch = ts_.Is(l.first, "while") ? Branch::kEnable : IfBranch(k);
+    return d;
+  }
+  if (ts_.Is(l.first, "assert")) {
+    d.negated = Negated(l.first + 1, first, last);
+    return d;
+  }
+  // `a if gate else b`: both sides are working paths.
+  const size_t from = colon == std::string_view::npos ? l.first : colon + 1;
+  bool if_before = false;
+  for (size_t t = from; t < first; ++t) {
+    if (ts_.Is(t, "if")) if_before = true, d.negated = Negated(t + 1, first, last);
+  }
+  bool else_after = false;
+  for (size_t t = last; t < l.last && if_before; ++t) else_after |= ts_.Is(t, "else");
+  if (if_before && else_after) d.branch = Branch::kFallback;
+  else d.negated = false;
+  return d;
+}
+
+}  // namespace archpatch::python
