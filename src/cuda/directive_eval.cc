@@ -1,5 +1,6 @@
 // Per-arch verdicts of directive branches (directives.h): own condition, effective condition
 // through #elif/#else negation and nesting, and macros the file itself #defines or #undefs.
+#include <algorithm>
 #include <map>
 #include <optional>
 #include <set>
@@ -32,14 +33,13 @@ bool IsIncludeGuard(const DirectiveScan& scan, int index) {
   if (index + 1 < static_cast<int>(scan.branches.size()) && scan.branches[index + 1].previous == index) {
     return false;  // has an #else or #elif
   }
-  for (const MacroDirective& m : scan.macros) {
-    if (m.offset < b.block.begin) continue;
-    if (m.offset >= b.block.end) return false;
-    bool branch_between = index + 1 < static_cast<int>(scan.branches.size()) &&
-                          scan.branches[index + 1].directive_span.begin < m.offset;
-    return m.define && m.name == b.condition && !branch_between;
-  }
-  return false;
+  // The first #define/#undef inside the block (macros are in file order).
+  auto first = std::lower_bound(scan.macros.begin(), scan.macros.end(), b.block.begin,
+                                [](const MacroDirective& m, size_t at) { return m.offset < at; });
+  if (first == scan.macros.end() || first->offset >= b.block.end) return false;
+  bool branch_between = index + 1 < static_cast<int>(scan.branches.size()) &&
+                        scan.branches[index + 1].directive_span.begin < first->offset;
+  return first->define && first->name == b.condition && !branch_between;
 }
 
 struct ParsedBranches {
@@ -117,10 +117,11 @@ class ArchPass {
     } else if (parsed_.conditions[index]) {
       own = cuda::Evaluate(*parsed_.conditions[index], [this](std::string_view n) { return Lookup(n); });
     }
-    Tri effective = own;
-    for (int p = b.previous; p >= 0; p = scan_.branches[p].previous) {
-      effective = TriAnd(effective, TriNot(out_.own[p][arch_]));
-    }
+    // None of the chain's earlier branches taken: carried along the chain, not re-walked.
+    const Tri none_earlier = b.previous < 0 ? Tri::kTrue
+                                            : TriAnd(none_earlier_[b.previous], TriNot(out_.own[b.previous][arch_]));
+    none_earlier_[index] = none_earlier;
+    Tri effective = TriAnd(own, none_earlier);
     if (b.parent >= 0) effective = TriAnd(effective, out_.effective[b.parent][arch_]);
     out_.own[index][arch_] = own;
     out_.effective[index][arch_] = effective;
@@ -133,6 +134,7 @@ class ArchPass {
   BranchVerdicts& out_;
   std::map<std::string, MacroValue> overrides_;
   std::set<std::string> owned_;
+  std::vector<Tri> none_earlier_ = std::vector<Tri>(scan_.branches.size(), Tri::kTrue);
 };
 
 bool Uniform(const std::vector<Tri>& values) {

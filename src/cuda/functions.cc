@@ -1,5 +1,6 @@
 #include "cuda/functions.h"
 
+#include <algorithm>
 #include <set>
 
 namespace archpatch::cuda {
@@ -123,7 +124,8 @@ std::vector<KernelDecl> FindKernels(const std::vector<Token>& tokens, std::strin
 std::vector<FunctionBody> FindFunctionBodies(const std::vector<Token>& tokens, std::string_view contents) {
   std::vector<Token> code = CodeTokens(tokens, contents);
   std::vector<FunctionBody> bodies;
-  std::vector<int> open;  // per '{': index into bodies, or -1 for other braces
+  std::vector<int> open;     // per '{': index into bodies, or -1 for other braces
+  std::vector<int> holders;  // the bodies among `open`, innermost last
   for (size_t i = 0; i < code.size(); ++i) {
     if (Is(code[i], contents, "{")) {
       std::string name = BodyName(code, i, contents);
@@ -131,10 +133,11 @@ std::vector<FunctionBody> FindFunctionBodies(const std::vector<Token>& tokens, s
         open.push_back(-1);
         continue;
       }
-      bodies.push_back({std::move(name), code[i].begin, contents.size()});
+      bodies.push_back({std::move(name), code[i].begin, contents.size(), holders.empty() ? -1 : holders.back()});
       open.push_back(static_cast<int>(bodies.size()) - 1);
+      holders.push_back(open.back());
     } else if (Is(code[i], contents, "}") && !open.empty()) {
-      if (open.back() >= 0) bodies[open.back()].end = code[i].end;
+      if (open.back() >= 0) bodies[open.back()].end = code[i].end, holders.pop_back();
       open.pop_back();
     }
   }
@@ -142,11 +145,13 @@ std::vector<FunctionBody> FindFunctionBodies(const std::vector<Token>& tokens, s
 }
 
 std::string EnclosingFunction(const std::vector<FunctionBody>& bodies, size_t offset) {
-  const FunctionBody* inner = nullptr;
-  for (const FunctionBody& b : bodies) {
-    if (b.begin <= offset && offset < b.end && (!inner || b.begin >= inner->begin)) inner = &b;
-  }
-  return inner ? inner->name : "";
+  // Bodies nest and start in order: the last one starting at or before `offset` holds it or is
+  // nested in the body that does, which its parent chain reaches.
+  auto after = std::upper_bound(bodies.begin(), bodies.end(), offset,
+                                [](size_t at, const FunctionBody& b) { return at < b.begin; });
+  int i = static_cast<int>(after - bodies.begin()) - 1;
+  while (i >= 0 && !(bodies[i].begin <= offset && offset < bodies[i].end)) i = bodies[i].parent;
+  return i >= 0 ? bodies[i].name : "";
 }
 
 }  // namespace archpatch::cuda

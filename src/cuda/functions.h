@@ -25,12 +25,14 @@ struct FunctionBody {
   std::string name;  // as written before '(' ("run", "Sm90Gemm::run", "operator()")
   size_t begin = 0;  // '{'
   size_t end = 0;    // one past '}' (the file's end when unbalanced)
+  int parent = -1;   // the innermost body holding this one (index into the same list), -1: none
 };
 
 // Function bodies, outer before inner (a lambda body is not one: it belongs to its function).
 std::vector<FunctionBody> FindFunctionBodies(const std::vector<Token>& tokens, std::string_view contents);
 
-// The innermost body holding `offset`, or "" outside every function.
+// The innermost body holding `offset`, or "" outside every function. `bodies` as
+// FindFunctionBodies returns them; O(log bodies + nesting depth).
 std::string EnclosingFunction(const std::vector<FunctionBody>& bodies, size_t offset);
 
 }  // namespace archpatch::cuda

@@ -1,5 +1,7 @@
 #include "cuda/gates.h"
 
+#include <algorithm>
+
 #include "cuda/directives.h"
 #include "cuda/exclusion.h"
 #include "cuda/functions.h"
@@ -36,9 +38,9 @@ bool IsGate(const DirectiveScan& scan, const BranchVerdicts& v, int index) {
 
 nlohmann::ordered_json BlockJson(const DirectiveBranch& b, const std::vector<KernelDecl>& kernels) {
   nlohmann::ordered_json names = nlohmann::ordered_json::array();
-  for (const KernelDecl& k : kernels) {
-    if (k.offset >= b.block.begin && k.offset < b.block.end) names.push_back(k.name);
-  }
+  auto k = std::lower_bound(kernels.begin(), kernels.end(), b.block.begin,
+                            [](const KernelDecl& d, size_t at) { return d.offset < at; });  // in file order
+  for (; k != kernels.end() && k->offset < b.block.end; ++k) names.push_back(k->name);
   return {{"first_line", b.first_line},
           {"last_line", b.last_line},
           {"lines", std::max(0, b.last_line - b.first_line + 1)},
@@ -143,16 +145,21 @@ nlohmann::ordered_json VerdictJson(const std::vector<arch::Arch>& arches, const 
 
 Result<CudaGates> ScanCudaGates(const std::string& file, std::string_view contents,
                                 const std::vector<arch::Arch>& arches, const MacroEnv& env, GateKinds kinds) {
-  CudaGates out;
   Result<std::vector<Token>> tokens = ThreadLexer().Tokenize(file, contents);
   if (!tokens) return tokens.error();
-  if (kinds.directives) AddDirectiveGates(file, contents, *tokens, arches, env, out);
+  return ScanCudaGates(file, contents, *tokens, arches, env, kinds);
+}
+
+Result<CudaGates> ScanCudaGates(const std::string& file, std::string_view contents, const std::vector<Token>& tokens,
+                                const std::vector<arch::Arch>& arches, const MacroEnv& env, GateKinds kinds) {
+  CudaGates out;
+  if (kinds.directives) AddDirectiveGates(file, contents, tokens, arches, env, out);
   if (kinds.nv_target) {
-    std::vector<Finding> nv = FindNvTargetGates(file, contents, *tokens, arches, env);
+    std::vector<Finding> nv = FindNvTargetGates(file, contents, tokens, arches, env);
     out.findings.insert(out.findings.end(), nv.begin(), nv.end());
   }
   if (kinds.runtime) {
-    Result<std::vector<Finding>> runtime = FindRuntimeGates(file, contents, arches, *tokens);
+    Result<std::vector<Finding>> runtime = FindRuntimeGates(file, contents, arches, tokens);
     if (runtime) {
       out.findings.insert(out.findings.end(), runtime->begin(), runtime->end());
     } else {

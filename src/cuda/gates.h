@@ -9,6 +9,7 @@
 
 #include "arch/arch.h"
 #include "cuda/macro_env.h"
+#include "cuda/tokens.h"
 #include "report/finding.h"
 #include "util/result.h"
 
@@ -37,6 +38,10 @@ struct CudaGates {
 Result<CudaGates> ScanCudaGates(const std::string& file, std::string_view contents,
                                 const std::vector<arch::Arch>& arches, const MacroEnv& env,
                                 GateKinds kinds = {});
+
+// The same from the file's tokens (Lexer::Tokenize), for a caller that keeps them for a later pass.
+Result<CudaGates> ScanCudaGates(const std::string& file, std::string_view contents, const std::vector<Token>& tokens,
+                                const std::vector<arch::Arch>& arches, const MacroEnv& env, GateKinds kinds = {});
 
 // Verdicts as a JSON map {"sm_75": "false", ...} in `arches` order.
 nlohmann::ordered_json VerdictJson(const std::vector<arch::Arch>& arches, const std::vector<Tri>& values);

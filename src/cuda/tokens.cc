@@ -141,9 +141,8 @@ Lexer& ThreadLexer() {
 }
 
 LineIndex::LineIndex(std::string_view contents) {
-  starts_.push_back(0);
-  for (size_t i = 0; i < contents.size(); ++i) {
-    if (contents[i] == '\n') starts_.push_back(i + 1);
+  for (size_t i = contents.find('\n'); i != std::string_view::npos; i = contents.find('\n', i + 1)) {
+    starts_.push_back(i + 1);
   }
 }
 

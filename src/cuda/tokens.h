@@ -42,9 +42,11 @@ class Lexer {
 // The Lexer of the calling thread (created on first use).
 Lexer& ThreadLexer();
 
-// Offsets to 1-based line and byte column.
+// Offsets to 1-based line and byte column: one index per file, built in one pass over its bytes
+// (memchr), each look-up a binary search, so no pass counts lines from the start of the file.
 class LineIndex {
  public:
+  LineIndex() = default;  // an empty file: every offset is on line 1
   explicit LineIndex(std::string_view contents);
   int Line(size_t offset) const;
   int Column(size_t offset) const;
@@ -52,7 +54,7 @@ class LineIndex {
   int line_count() const { return static_cast<int>(starts_.size()); }
 
  private:
-  std::vector<size_t> starts_;
+  std::vector<size_t> starts_{0};
 };
 
 }  // namespace archpatch::cuda

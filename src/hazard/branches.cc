@@ -1,49 +1,15 @@
 #include "hazard/branches.h"
 
+#include <algorithm>
+
 #include "cuda/directives.h"
 
 namespace archpatch::hazard {
-namespace {
-
-// Whether the bytes [from, to) hold a newline that ends a logical line (not after a backslash).
-bool HasLineEnd(std::string_view contents, size_t from, size_t to) {
-  for (size_t i = from; i < to && i < contents.size(); ++i) {
-    if (contents[i] != '\n') continue;
-    size_t j = i;
-    if (j > 0 && contents[j - 1] == '\r') --j;
-    if (j == 0 || contents[j - 1] != '\\') return true;
-  }
-  return false;
-}
-
-// The end of the logical line that holds `from`: the offset of its terminating '\n' (or the end).
-size_t LogicalLineEnd(std::string_view contents, size_t from) {
-  for (size_t i = from; i < contents.size(); ++i) {
-    if (contents[i] != '\n') continue;
-    size_t j = i;
-    if (j > 0 && contents[j - 1] == '\r') --j;
-    if (j == 0 || contents[j - 1] != '\\') return i;
-  }
-  return contents.size();
-}
-
-bool StartsLine(std::string_view contents, const std::vector<Token>& tokens, size_t i) {
-  if (i == 0) return true;
-  return HasLineEnd(contents, tokens[i - 1].end, tokens[i].begin);
-}
-
-}  // namespace
-
 std::vector<Branch> FindBranches(std::string_view contents, const std::vector<Token>& tokens,
                                  const std::vector<arch::Arch>& arches, const cuda::MacroEnv& env) {
   // cuda/directives does the chains and the per-arch evaluation (in-file #defines included);
   // this keeps only what the hazard checks ask of a branch.
-  std::vector<cuda::Token> lexed;
-  lexed.reserve(tokens.size());
-  for (const Token& t : tokens) {
-    lexed.push_back({static_cast<cuda::Token::Kind>(t.kind), t.begin, t.end});
-  }
-  const cuda::DirectiveScan scan = cuda::ReadDirectives(lexed, contents, "");
+  const cuda::DirectiveScan scan = cuda::ReadDirectives(tokens, contents, "");
   const cuda::BranchVerdicts verdicts = cuda::EvaluateBranches(scan, arches, env, "");
   std::vector<Branch> out;
   for (size_t i = 0; i < scan.branches.size(); ++i) {
@@ -66,27 +32,21 @@ std::vector<Branch> FindBranches(std::string_view contents, const std::vector<To
   return out;
 }
 
-std::vector<Tri> SurvivesAt(const std::vector<Branch>& branches, size_t offset, size_t arch_count) {
-  const Branch* innermost = nullptr;
-  for (const Branch& b : branches) {
-    if (offset >= b.body_begin && offset < b.body_end) {
-      if (!innermost || b.body_begin >= innermost->body_begin) innermost = &b;
-    }
-  }
-  if (!innermost) return std::vector<Tri>(arch_count, Tri::kTrue);
-  return innermost->verdict;
+int InnermostBranch(const std::vector<Branch>& branches, size_t offset) {
+  // Bodies nest (a branch's directive lies in its parent's body) and start in file order. The
+  // last body starting at or before `offset` is the innermost holding it, or nested in that one:
+  // its parent chain leads there. O(log branches + nesting depth).
+  auto after = std::upper_bound(branches.begin(), branches.end(), offset,
+                                [](size_t at, const Branch& b) { return at < b.body_begin; });
+  int i = static_cast<int>(after - branches.begin()) - 1;
+  while (i >= 0 && !(offset >= branches[i].body_begin && offset < branches[i].body_end)) i = branches[i].parent;
+  return i;
 }
 
-bool IsDirectiveByte(std::string_view contents, const std::vector<Token>& tokens, size_t offset) {
-  // The directive that could hold `offset` starts at the last line-initial '#' before it.
-  for (size_t i = tokens.size(); i-- > 0;) {
-    if (tokens[i].begin > offset) continue;
-    if (tokens[i].spelling == "#" && StartsLine(contents, tokens, i)) {
-      return offset <= LogicalLineEnd(contents, tokens[i].end);
-    }
-    if (StartsLine(contents, tokens, i)) return false;
-  }
-  return false;
+std::vector<Tri> SurvivesAt(const std::vector<Branch>& branches, size_t offset, size_t arch_count) {
+  const int innermost = InnermostBranch(branches, offset);
+  if (innermost < 0) return std::vector<Tri>(arch_count, Tri::kTrue);
+  return branches[innermost].verdict;
 }
 
 std::vector<bool> DirectiveTokens(std::string_view contents, const std::vector<Token>& tokens) {
@@ -102,7 +62,7 @@ std::vector<bool> DirectiveTokens(std::string_view contents, const std::vector<T
     const bool line_start =
         i == 0 || contents.substr(tokens[i - 1].end, tokens[i].begin - tokens[i - 1].end).find('\n') !=
                       std::string_view::npos;
-    if (tokens[i].spelling == "#" && line_start) {
+    if (tokens[i].Spelling(contents) == "#" && line_start) {
       // The logical line ends at the first newline not escaped by a backslash.
       size_t j = tokens[i].end;
       while (j < contents.size()) {

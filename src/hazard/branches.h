@@ -32,12 +32,13 @@ struct Branch {
 std::vector<Branch> FindBranches(std::string_view contents, const std::vector<Token>& tokens,
                                  const std::vector<arch::Arch>& arches, const cuda::MacroEnv& env);
 
-// Per arch, whether byte `offset` survives preprocessing: the and of the verdicts of every
+// The innermost branch whose body holds byte `offset`, or -1 at file level. `branches` as
+// FindBranches returns them (file order, parents set). O(log branches + nesting depth).
+int InnermostBranch(const std::vector<Branch>& branches, size_t offset);
+
+// Per arch, whether byte `offset` survives preprocessing: the effective verdict of the innermost
 // branch whose body holds it (true at file level).
 std::vector<Tri> SurvivesAt(const std::vector<Branch>& branches, size_t offset, size_t arch_count);
-
-// Whether `offset` lies on a directive line (between a '#' and the end of its logical line).
-bool IsDirectiveByte(std::string_view contents, const std::vector<Token>& tokens, size_t offset);
 
 // Per token: whether it sits on a preprocessor directive line (continuations included).
 std::vector<bool> DirectiveTokens(std::string_view contents, const std::vector<Token>& tokens);

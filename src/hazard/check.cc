@@ -1,6 +1,7 @@
 #include "hazard/check.h"
 
 #include <algorithm>
+#include <map>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -140,12 +141,17 @@ bool EmptyOnTargetOnly(const KernelBody& k, size_t target) {
 }
 
 Result<FileHazards> CheckFile(const std::string& path, std::string_view contents, const CheckOptions& o) {
+  Result<ParsedSource> lexed = LexSource(path, contents);
+  if (!lexed) return lexed.error();
+  return CheckSource(path, *lexed, o);
+}
+
+Result<FileHazards> CheckSource(const std::string& path, const ParsedSource& source, const CheckOptions& o) {
   const FeatureTable& table = o.features ? *o.features : DefaultFeatures();
   // The lexer is enough for the gates and a first look at the kernels; libclang parses (once per
   // group of arches) only a file with a kernel that looks empty on the target.
-  Result<ParsedSource> lexed = LexSource(path, contents);
-  if (!lexed) return lexed.error();
-  const std::vector<Branch> branches = FindBranches(contents, lexed->tokens, o.arches, o.env);
+  const std::string_view contents = source.contents;
+  const std::vector<Branch> branches = FindBranches(contents, source.tokens, o.arches, o.env);
   const size_t target = IndexOf(o.arches, o.target);
   FileHazards out;
   for (const Branch& b : branches) {
@@ -157,13 +163,13 @@ Result<FileHazards> CheckFile(const std::string& path, std::string_view contents
     g.condition = b.condition;
     g.condition_span = {b.condition_begin, b.condition_end};
     g.block = {b.body_begin, b.body_end};
-    g.first_line = LineOf(contents, b.body_begin);
-    g.last_line = LineOf(contents, b.body_end) - 1;
+    g.first_line = source.lines.Line(b.body_begin);
+    g.last_line = source.lines.Line(b.body_end) - 1;
     g.verdict = b.verdict;
-    g.widen = ClassifyBlock(*lexed, contents, b.body_begin, b.body_end, o.target, table);
+    g.widen = ClassifyBlock(source, contents, b.body_begin, b.body_end, o.target, table);
     out.gates.push_back(std::move(g));
   }
-  const std::vector<KernelBody> quick = QuickKernels(contents, *lexed, branches, o.arches.size());
+  const std::vector<KernelBody> quick = QuickKernels(contents, source, branches, o.arches.size());
   if (std::none_of(quick.begin(), quick.end(), [&](const KernelBody& k) { return EmptyOnTargetOnly(k, target); })) {
     return out;
   }
@@ -176,10 +182,14 @@ Result<FileHazards> CheckFile(const std::string& path, std::string_view contents
 }
 
 void AnnotateGateFindings(std::vector<Finding>& findings, const FileHazards& hazards, const arch::Arch& target) {
+  // Gates by where their condition starts (several may share it, each annotates in turn).
+  std::multimap<size_t, const GateHazard*> by_begin;
+  for (const GateHazard& g : hazards.gates) by_begin.emplace(g.condition_span.begin, &g);
   for (Finding& f : findings) {
     if (f.kind != "cuda-gate") continue;
-    for (const GateHazard& g : hazards.gates) {
-      if (g.condition_span.begin != f.span.begin) continue;
+    auto [first, last] = by_begin.equal_range(f.span.begin);
+    for (auto it = first; it != last; ++it) {
+      const GateHazard& g = *it->second;
       const nlohmann::ordered_json widen = WidenJson(g.widen, target);
       for (const auto& [key, value] : widen.items()) f.details[key] = value;
       f.details["widen_reason"] = WidenSentence(g.widen, target);

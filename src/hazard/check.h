@@ -14,6 +14,7 @@
 #include "cuda/macro_env.h"
 #include "hazard/classify.h"
 #include "hazard/features.h"
+#include "hazard/source.h"
 #include "report/finding.h"
 #include "util/result.h"
 
@@ -46,6 +47,9 @@ struct FileHazards {
 
 // Runs both checks. Errors only when libclang cannot read the file at all.
 Result<FileHazards> CheckFile(const std::string& path, std::string_view contents, const CheckOptions& options);
+
+// The same on a file already lexed (FromTokens over the scan's tokens: the audit lexes once).
+Result<FileHazards> CheckSource(const std::string& path, const ParsedSource& source, const CheckOptions& options);
 
 // Adds the widen verdict to the cuda-gate findings of the same file (matched by the condition's
 // byte span): details "widen" (widen-safe | widen-unsafe | unknown), "needs", "unseen_calls",

@@ -1,32 +1,33 @@
 #include "hazard/classify.h"
 
-#include "hazard/branches.h"
-
 #include <algorithm>
 #include <deque>
 #include <set>
+
+#include <fmt/format.h>
 
 namespace archpatch::hazard {
 namespace {
 
 // Keywords after which `name(` declares a variable (`int x(3)`, `Foo x(y)`) rather than calling.
-const std::set<std::string_view> kTypeKeywords = {
+const std::set<std::string_view, std::less<>> kTypeKeywords = {
     "int", "unsigned", "signed", "long", "short", "char", "float", "double", "bool", "auto",
     "void", "const", "volatile", "constexpr", "static", "register", "wchar_t"};
 
-bool IsStringLiteral(const Token& t) {
+bool IsStringLiteral(const ParsedSource& source, const Token& t) {
   if (t.kind != Token::Kind::kLiteral) return false;
-  const size_t quote = t.spelling.find('"');
-  return quote != std::string::npos && quote <= 3;
+  const size_t quote = source.Spelling(t).find('"');
+  return quote != std::string_view::npos && quote <= 3;
 }
 
 // The index of the '(' that makes tokens[i] a call (`f(`, `f<T, 2>(`), or 0 when it is not one.
-size_t CallParen(const std::vector<Token>& tokens, size_t i) {
+size_t CallParen(const ParsedSource& source, size_t i) {
+  const std::vector<Token>& tokens = source.tokens;
   size_t j = i + 1;
-  if (j < tokens.size() && tokens[j].spelling == "<") {
+  if (j < tokens.size() && source.Spelling(tokens[j]) == "<") {
     int depth = 0;
     for (; j < tokens.size() && j < i + 64; ++j) {
-      const std::string& s = tokens[j].spelling;
+      const std::string_view s = source.Spelling(tokens[j]);
       if (s == ";" || s == "{" || s == "}") return 0;
       if (s == "<") ++depth;
       if (s == ">") --depth;
@@ -35,15 +36,16 @@ size_t CallParen(const std::vector<Token>& tokens, size_t i) {
     }
     ++j;
   }
-  return j < tokens.size() && tokens[j].spelling == "(" ? j : 0;
+  return j < tokens.size() && source.Spelling(tokens[j]) == "(" ? j : 0;
 }
 
-bool LooksLikeDeclaration(const std::vector<Token>& tokens, size_t i) {
+bool LooksLikeDeclaration(const ParsedSource& source, size_t i) {
   if (i == 0) return false;
-  const Token& prev = tokens[i - 1];
+  const Token& prev = source.tokens[i - 1];
   if (prev.kind == Token::Kind::kIdentifier) return true;
-  if (prev.kind == Token::Kind::kKeyword) return kTypeKeywords.count(prev.spelling) > 0;
-  return prev.spelling == ">" || prev.spelling == "*" || prev.spelling == "&";
+  const std::string_view s = source.Spelling(prev);
+  if (prev.kind == Token::Kind::kKeyword) return kTypeKeywords.count(s) > 0;
+  return s == ">" || s == "*" || s == "&";
 }
 
 struct Scope {
@@ -54,8 +56,7 @@ struct Scope {
 
 class BlockScanner {
  public:
-  BlockScanner(const ParsedSource& source, std::string_view contents, const FeatureTable& table)
-      : source_(source), table_(table), mask_(DirectiveTokens(contents, source.tokens)) {}
+  BlockScanner(const ParsedSource& source, const FeatureTable& table) : source_(source), table_(table) {}
 
   void Run(size_t begin, size_t end) {
     queue_.push_back({begin, end, ""});
@@ -75,10 +76,10 @@ class BlockScanner {
     auto first = std::lower_bound(tokens.begin(), tokens.end(), scope.begin,
                                   [](const Token& t, size_t offset) { return t.begin < offset; });
     for (size_t i = first - tokens.begin(); i < tokens.size() && tokens[i].begin < scope.end; ++i) {
-      if (mask_[i] && !scope.macro) continue;
+      if (source_.on_directive[i] && !scope.macro) continue;
       const Token& t = tokens[i];
-      if (IsStringLiteral(t)) {
-        for (const std::string& word : PtxWords(t.spelling)) {
+      if (IsStringLiteral(source_, t)) {
+        for (const std::string& word : PtxWords(source_.Spelling(t))) {
           if (const Feature* f = table_.MatchPtx(word)) Use(f, word, t, scope.via);
         }
       } else if (t.kind == Token::Kind::kIdentifier) {
@@ -89,31 +90,36 @@ class BlockScanner {
 
   void Identifier(size_t i, const std::string& via) {
     const Token& t = source_.tokens[i];
-    if (const Feature* f = table_.MatchName(t.spelling)) {
-      Use(f, t.spelling, t, via);
+    const std::string_view name = source_.Spelling(t);
+    if (const Feature* f = table_.MatchName(name)) {
+      Use(f, std::string(name), t, via);
       return;
     }
-    if (!CallParen(source_.tokens, i) || table_.IsPortable(t.spelling) || source_.types.count(t.spelling) ||
-        LooksLikeDeclaration(source_.tokens, i)) {
+    if (!CallParen(source_, i) || table_.IsPortable(name) || source_.types.count(name) ||
+        LooksLikeDeclaration(source_, i)) {
       return;
     }
-    if (Follow(t.spelling)) return;
-    if (std::find(unseen.begin(), unseen.end(), t.spelling) == unseen.end()) unseen.push_back(t.spelling);
+    if (Follow(name)) return;
+    if (std::find(unseen.begin(), unseen.end(), name) == unseen.end()) unseen.emplace_back(name);
   }
 
   // Queues the bodies of the same-file functions and macros named `name`; false if there are none.
-  bool Follow(const std::string& name) {
+  bool Follow(std::string_view name) {
     bool found = false;
-    for (const FunctionDef& f : source_.functions) {
-      if (f.name != name) continue;
-      found = true;
-      if (visited_.insert(name + "@" + std::to_string(f.body_begin)).second) {
-        queue_.push_back({f.body_begin, f.body_end, name});
+    if (auto named = source_.functions_by_name.find(name); named != source_.functions_by_name.end()) {
+      for (size_t index : named->second) {
+        const FunctionDef& f = source_.functions[index];
+        found = true;
+        if (visited_.insert(fmt::format("{}@{}", name, f.body_begin)).second) {
+          queue_.push_back({f.body_begin, f.body_end, std::string(name)});
+        }
       }
     }
     if (auto it = source_.macros.find(name); it != source_.macros.end()) {
       found = true;
-      if (visited_.insert("#" + name).second) queue_.push_back({it->second.first, it->second.second, name, true});
+      if (visited_.insert(fmt::format("#{}", name)).second) {
+        queue_.push_back({it->second.first, it->second.second, std::string(name), true});
+      }
     }
     return found;
   }
@@ -122,12 +128,11 @@ class BlockScanner {
     for (const FeatureUse& u : uses) {
       if (u.feature == f) return;  // one use per feature is enough to explain the verdict
     }
-    uses.push_back({f, found, t.line, t.column, via});
+    uses.push_back({f, found, source_.lines.Line(t.begin), source_.lines.Column(t.begin), via});
   }
 
   const ParsedSource& source_;
   const FeatureTable& table_;
-  std::vector<bool> mask_;
   std::deque<Scope> queue_;
   std::set<std::string> visited_;
 };
@@ -182,7 +187,8 @@ std::vector<std::string> PtxWords(std::string_view literal) {
 
 Classification ClassifyBlock(const ParsedSource& source, std::string_view contents, size_t begin,
                              size_t end, const arch::Arch& target, const FeatureTable& table) {
-  BlockScanner scanner(source, contents, table);
+  (void)contents;  // the bytes `source` views
+  BlockScanner scanner(source, table);
   scanner.Run(begin, end);
   Classification c;
   c.uses = std::move(scanner.uses);

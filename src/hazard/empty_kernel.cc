@@ -1,6 +1,7 @@
 #include "hazard/empty_kernel.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <map>
 #include <memory>
 #include <set>
@@ -10,29 +11,52 @@
 namespace archpatch::hazard {
 namespace {
 
-bool Within(const std::vector<std::pair<size_t, size_t>>& spans, const Token& t) {
-  for (const auto& [begin, end] : spans) {
-    if (t.begin >= begin && t.end <= end) return true;
+// Byte spans (possibly nested or overlapping) asked "does one of you hold this token?" in
+// O(log spans): sorted by start, with the furthest end reached so far.
+class SpanSet {
+ public:
+  explicit SpanSet(std::vector<std::pair<size_t, size_t>> spans) : spans_(std::move(spans)) {
+    std::sort(spans_.begin(), spans_.end());
+    size_t reach = 0;
+    for (const auto& span : spans_) reach_.push_back(reach = std::max(reach, span.second));
   }
-  return false;
+  bool Holds(const Token& t) const {
+    auto after = std::upper_bound(spans_.begin(), spans_.end(), std::make_pair(t.begin, SIZE_MAX));
+    return after != spans_.begin() && reach_[after - spans_.begin() - 1] >= t.end;
+  }
+
+ private:
+  std::vector<std::pair<size_t, size_t>> spans_;
+  std::vector<size_t> reach_;
+};
+
+// The index of the first token starting at or after `offset`.
+size_t FirstTokenAt(const std::vector<Token>& tokens, size_t offset) {
+  return std::lower_bound(tokens.begin(), tokens.end(), offset,
+                          [](const Token& t, size_t at) { return t.begin < at; }) -
+         tokens.begin();
 }
 
 // Whether the kernel, as `parse` saw it (one arch's macros), keeps a token of real code: one the
 // preprocessor kept, not on a directive line, outside declarations, returns and null statements.
-bool HasRealCode(const ParsedSource& parse, const std::vector<bool>& directive, const FunctionDef& fn) {
-  for (size_t i = 0; i < parse.tokens.size(); ++i) {
+bool HasRealCode(const ParsedSource& parse, const FunctionDef& fn) {
+  const SpanSet trivial(fn.trivial_statements);
+  for (size_t i = FirstTokenAt(parse.tokens, fn.body_begin); i < parse.tokens.size(); ++i) {
     const Token& t = parse.tokens[i];
-    if (t.begin <= fn.body_begin || t.end >= fn.body_end) continue;  // the braces, and outside
-    if (directive[i] || t.kind == Token::Kind::kComment || t.spelling == ";") continue;
-    if (Within(parse.skipped, t) || Within(fn.trivial_statements, t)) continue;
+    if (t.begin >= fn.body_end) break;
+    if (t.begin <= fn.body_begin || t.end >= fn.body_end) continue;  // the braces
+    if (parse.on_directive[i] || t.kind == Token::Kind::kComment || parse.Spelling(t) == ";") continue;
+    if (parse.Skipped(t) || trivial.Holds(t)) continue;
     return true;
   }
   return false;
 }
 
 const FunctionDef* FindKernel(const ParsedSource& parse, const FunctionDef& kernel) {
-  for (const FunctionDef& f : parse.functions) {
-    if (f.name == kernel.name && f.body_begin == kernel.body_begin) return &f;
+  auto named = parse.functions_by_name.find(kernel.name);
+  if (named == parse.functions_by_name.end()) return nullptr;
+  for (size_t index : named->second) {
+    if (parse.functions[index].body_begin == kernel.body_begin) return &parse.functions[index];
   }
   return nullptr;
 }
@@ -50,29 +74,26 @@ class ArchParses {
     std::unique_ptr<ParsedSource> owned;
     if (parse) {
       owned = std::make_unique<ParsedSource>(std::move(*parse));
-      directive_[arch_index] = DirectiveTokens(contents_, owned->tokens);
     } else {
       spdlog::warn("{}", parse.error().str());
     }
     return (parses_[arch_index] = std::move(owned)).get();
   }
 
-  const std::vector<bool>& Directive(size_t arch_index) { return directive_[arch_index]; }
-
  private:
   const std::string& path_;
   std::string_view contents_;
   const std::vector<arch::Arch>& arches_;
   std::map<size_t, std::unique_ptr<ParsedSource>> parses_;
-  std::map<size_t, std::vector<bool>> directive_;
 };
 
+// The branches whose directive lies in (begin, end): a binary search, branches are in file order.
 std::vector<int> GatesInside(const std::vector<Branch>& branches, size_t begin, size_t end) {
   std::vector<int> out;
-  for (size_t i = 0; i < branches.size(); ++i) {
-    if (branches[i].directive_begin > begin && branches[i].directive_begin < end) {
-      out.push_back(static_cast<int>(i));
-    }
+  auto first = std::upper_bound(branches.begin(), branches.end(), begin,
+                                [](size_t at, const Branch& b) { return at < b.directive_begin; });
+  for (auto b = first; b != branches.end() && b->directive_begin < end; ++b) {
+    out.push_back(static_cast<int>(b - branches.begin()));
   }
   return out;
 }
@@ -82,7 +103,7 @@ Tri VerdictFor(ArchParses& parses, size_t arch_index, const FunctionDef& kernel)
   if (!parse) return Tri::kUnknown;
   const FunctionDef* fn = FindKernel(*parse, kernel);
   if (!fn) return Tri::kUnknown;
-  return TriOf(HasRealCode(*parse, parses.Directive(arch_index), *fn));
+  return TriOf(HasRealCode(*parse, *fn));
 }
 
 }  // namespace
@@ -117,9 +138,15 @@ std::vector<KernelBody> AnalyzeKernels(const std::string& path, std::string_view
 
 namespace {
 
+// A token as the statement reader sees it.
+struct Word {
+  Token::Kind kind;
+  std::string_view text;
+};
+
 // Tokens that start a declaration (or another statement that compiles to no code of its own).
-bool StartsDeclaration(const std::string& s) {
-  static const std::set<std::string> kWords = {
+bool StartsDeclaration(std::string_view s) {
+  static const std::set<std::string_view> kWords = {
       "int", "unsigned", "signed", "long", "short", "char", "float", "double", "bool", "auto", "void",
       "const", "constexpr", "static", "volatile", "register", "__shared__", "__align__", "extern",
       "using", "typedef", "static_assert", "namespace", "typename", "struct", "class", "enum", "return"};
@@ -127,20 +154,20 @@ bool StartsDeclaration(const std::string& s) {
 }
 
 // `Type name ...`: a (qualified, templated) type name, cv/pointer marks, then the declared name.
-bool LooksLikeDeclaration(const std::vector<const Token*>& st) {
-  if (st.empty() || StartsDeclaration(st[0]->spelling)) return true;
+bool LooksLikeDeclaration(const std::vector<Word>& st) {
+  if (st.empty() || StartsDeclaration(st[0].text)) return true;
   size_t i = 0;
-  if (st[0]->kind != Token::Kind::kIdentifier) return false;
+  if (st[0].kind != Token::Kind::kIdentifier) return false;
   for (++i; i < st.size();) {
-    const std::string& s = st[i]->spelling;
+    const std::string_view s = st[i].text;
     if (s == "::" && i + 1 < st.size()) {
       i += 2;
     } else if (s == "<") {  // template arguments
       int depth = 0;
       for (; i < st.size(); ++i) {
-        if (st[i]->spelling == "<") ++depth;
-        if (st[i]->spelling == ">") --depth;
-        if (st[i]->spelling == ">>") depth -= 2;
+        if (st[i].text == "<") ++depth;
+        if (st[i].text == ">") --depth;
+        if (st[i].text == ">>") depth -= 2;
         if (depth <= 0) break;
       }
       ++i;
@@ -150,15 +177,15 @@ bool LooksLikeDeclaration(const std::vector<const Token*>& st) {
       break;
     }
   }
-  return i < st.size() && st[i]->kind == Token::Kind::kIdentifier && i > 0;
+  return i < st.size() && st[i].kind == Token::Kind::kIdentifier && i > 0;
 }
 
 // Whether the surviving tokens hold a statement that is real code.
-bool HasRealStatement(const std::vector<const Token*>& tokens) {
-  std::vector<const Token*> statement;
+bool HasRealStatement(const std::vector<Word>& tokens) {
+  std::vector<Word> statement;
   int parens = 0;
-  for (const Token* t : tokens) {
-    const std::string& s = t->spelling;
+  for (const Word& t : tokens) {
+    const std::string_view s = t.text;
     if (parens == 0 && (s == "{" || s == "}")) {  // blocks are transparent: look at what they hold
       if (!statement.empty() && !LooksLikeDeclaration(statement)) return true;
       statement.clear();
@@ -180,26 +207,30 @@ bool HasRealStatement(const std::vector<const Token*>& tokens) {
 
 std::vector<KernelBody> QuickKernels(std::string_view contents, const ParsedSource& source,
                                      const std::vector<Branch>& branches, size_t arch_count) {
+  (void)contents;  // the bytes `source` views
   std::vector<KernelBody> out;
-  const std::vector<bool> directive = DirectiveTokens(contents, source.tokens);
   for (const FunctionDef& kernel : source.functions) {
     if (!kernel.is_kernel) continue;
     KernelBody k{kernel.name, kernel.line, kernel.column, kernel.body_begin, kernel.body_end, {}, {}};
     k.gates = GatesInside(branches, kernel.body_begin, kernel.body_end);
     if (k.gates.empty()) continue;
-    std::vector<std::pair<const Token*, std::vector<Tri>>> body;
-    for (size_t i = 0; i < source.tokens.size(); ++i) {
+    // The body's tokens with the innermost branch holding each (-1: none), so each arch's pass
+    // reads a verdict instead of searching the branches again.
+    std::vector<std::pair<Word, int>> body;
+    for (size_t i = FirstTokenAt(source.tokens, kernel.body_begin); i < source.tokens.size(); ++i) {
       const Token& t = source.tokens[i];
+      if (t.begin >= kernel.body_end) break;
       if (t.begin <= kernel.body_begin || t.end >= kernel.body_end) continue;
-      if (directive[i] || t.kind == Token::Kind::kComment) continue;
-      body.emplace_back(&t, SurvivesAt(branches, t.begin, arch_count));
+      if (source.on_directive[i] || t.kind == Token::Kind::kComment) continue;
+      body.emplace_back(Word{t.kind, source.Spelling(t)}, InnermostBranch(branches, t.begin));
     }
     for (size_t a = 0; a < arch_count; ++a) {
-      std::vector<const Token*> surviving;
+      std::vector<Word> surviving;
       bool unknown = false;
-      for (const auto& [t, survives] : body) {
-        unknown = unknown || survives[a] == Tri::kUnknown;
-        if (survives[a] == Tri::kTrue) surviving.push_back(t);
+      for (const auto& [word, branch] : body) {
+        const Tri survives = branch < 0 ? Tri::kTrue : branches[branch].verdict[a];
+        unknown = unknown || survives == Tri::kUnknown;
+        if (survives == Tri::kTrue) surviving.push_back(word);
       }
       k.has_code.push_back(HasRealStatement(surviving) ? Tri::kTrue : unknown ? Tri::kUnknown : Tri::kFalse);
     }

@@ -148,16 +148,13 @@ Pass LibclangPass(const std::string& path, std::string_view contents, const arch
     return p;
   }
   p.ok = true;
-  const std::vector<bool> directive = DirectiveTokens(standalone, parse->tokens);
   std::map<int, std::string> lines;
   for (size_t i = 0; i < parse->tokens.size(); ++i) {
     const Token& t = parse->tokens[i];
-    if (directive[i] || t.kind == Token::Kind::kComment) continue;
-    bool skipped = false;
-    for (const auto& [b, e] : parse->skipped) skipped = skipped || (t.begin >= b && t.end <= e);
-    if (skipped) continue;
-    std::string& text = lines[t.line];
-    text += (text.empty() ? "" : " ") + t.spelling;
+    if (parse->on_directive[i] || t.kind == Token::Kind::kComment || parse->Skipped(t)) continue;
+    std::string& text = lines[parse->lines.Line(t.begin)];
+    if (!text.empty()) text += ' ';
+    text += parse->Spelling(t);
   }
   for (auto& [line, text] : lines) p.code.push_back({line, std::move(text)});
   return p;
@@ -178,9 +175,9 @@ std::vector<Block> GuardedBlocks(const std::string& path, std::string_view befor
     const int k = BranchOfCondition(branches, span.begin, span.end);
     if (k < 0) continue;
     const Branch& b = branches[k];
-    const int lines = LineOf(before, b.body_end) - LineOf(before, b.body_begin);
-    if (lines <= 0) continue;
-    out.push_back({LineOf(before, b.body_begin), LineOf(before, b.body_end) - 1});
+    const int first = parse->lines.Line(b.body_begin), end = parse->lines.Line(b.body_end);
+    if (end - first <= 0) continue;
+    out.push_back({first, end - 1});
   }
   (void)after;
   return out;

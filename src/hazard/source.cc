@@ -1,15 +1,19 @@
 #include "hazard/source.h"
 
 #include <algorithm>
+#include <cstdint>
+#include <iterator>
 #include <memory>
 #include <tuple>
 
 #include <clang-c/Index.h>
 
-#include "cuda/functions.h"
-#include "cuda/tokens.h"
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
+
+#include "cuda/functions.h"
+#include "cuda/tokens.h"
+#include "hazard/branches.h"
 
 namespace archpatch::hazard {
 namespace {
@@ -53,6 +57,7 @@ Token::Kind KindOf(CXTokenKind kind) {
   return Token::Kind::kPunctuation;
 }
 
+// Kind and byte offsets only: spellings and lines come from the file's bytes and line index.
 std::vector<Token> AllTokens(CXTranslationUnit tu, CXFile file, size_t size) {
   CXSourceRange whole = clang_getRange(clang_getLocationForOffset(tu, file, 0),
                                        clang_getLocationForOffset(tu, file, static_cast<unsigned>(size)));
@@ -62,20 +67,20 @@ std::vector<Token> AllTokens(CXTranslationUnit tu, CXFile file, size_t size) {
   std::vector<Token> tokens;
   tokens.reserve(count);
   for (unsigned i = 0; i < count; ++i) {
-    Token t;
-    t.kind = KindOf(clang_getTokenKind(raw[i]));
-    t.spelling = ToString(clang_getTokenSpelling(tu, raw[i]));
     CXSourceRange extent = clang_getTokenExtent(tu, raw[i]);
-    unsigned line = 0, column = 0, offset = 0;
-    clang_getFileLocation(clang_getRangeStart(extent), nullptr, &line, &column, &offset);
-    t.begin = offset;
-    t.end = OffsetOf(clang_getRangeEnd(extent));
-    t.line = static_cast<int>(line);
-    t.column = static_cast<int>(column);
-    tokens.push_back(std::move(t));
+    tokens.push_back({KindOf(clang_getTokenKind(raw[i])), OffsetOf(clang_getRangeStart(extent)),
+                      OffsetOf(clang_getRangeEnd(extent))});
   }
   clang_disposeTokens(tu, raw, count);
   return tokens;
+}
+
+// The per-file indexes every check shares (source.h): built once, after the tokens and functions.
+void IndexSource(ParsedSource& out) {
+  out.on_directive = DirectiveTokens(out.contents, out.tokens);
+  out.lines = cuda::LineIndex(out.contents);
+  for (size_t i = 0; i < out.functions.size(); ++i) out.functions_by_name[out.functions[i].name].push_back(i);
+  std::sort(out.skipped.begin(), out.skipped.end());
 }
 
 bool IsFunctionKind(CXCursorKind kind) {
@@ -210,9 +215,10 @@ std::string BlankIncludes(std::string_view contents) {
   return BlankDirectiveLines(contents, {"include"});
 }
 
-int LineOf(std::string_view contents, size_t offset) {
-  offset = std::min(offset, contents.size());
-  return 1 + static_cast<int>(std::count(contents.begin(), contents.begin() + offset, '\n'));
+bool ParsedSource::Skipped(const Token& t) const {
+  // The ranges are disjoint and sorted: only the last one starting at or before the token can hold it.
+  auto after = std::upper_bound(skipped.begin(), skipped.end(), std::make_pair(t.begin, SIZE_MAX));
+  return after != skipped.begin() && std::prev(after)->second >= t.end;
 }
 
 std::vector<std::string> DeviceDefines(const arch::Arch& arch) {
@@ -248,10 +254,12 @@ Result<ParsedSource> Parse(const std::string& path, std::string_view contents,
   std::unique_ptr<CXTranslationUnitImpl, void (*)(CXTranslationUnit)> guard(tu, clang_disposeTranslationUnit);
   CXFile file = clang_getFile(tu, name.c_str());
   ParsedSource out;
+  out.contents = contents;  // the blanked bytes hold the same tokens at the same offsets
   out.tokens = AllTokens(tu, file, blanked.size());
   Collector collector{file, &out};
   clang_visitChildren(clang_getTranslationUnitCursor(tu), Visit, &collector);
   out.skipped = SkippedRanges(tu, file);
+  IndexSource(out);
   spdlog::debug("hazard: parsed {}: {} tokens, {} functions", path, out.tokens.size(), out.functions.size());
   return out;
 }
@@ -259,10 +267,12 @@ Result<ParsedSource> Parse(const std::string& path, std::string_view contents,
 namespace {
 
 // `#define NAME(` (no space before the parenthesis): the body runs to the directive's end.
-void LexMacros(std::string_view contents, ParsedSource& out) {
+void LexMacros(ParsedSource& out) {
   const std::vector<Token>& t = out.tokens;
+  const std::string_view contents = out.contents;
+  auto is = [&](size_t i, std::string_view s) { return out.Spelling(t[i]) == s; };
   for (size_t i = 0; i + 3 < t.size(); ++i) {
-    if (t[i].spelling != "#" || t[i + 1].spelling != "define" || t[i + 3].spelling != "(") continue;
+    if (!is(i, "#") || !is(i + 1, "define") || !is(i + 3, "(")) continue;
     if (t[i + 3].begin != t[i + 2].end) continue;  // object-like: `#define X (1)`
     size_t end = t[i + 3].end;
     for (size_t j = i + 4; j < t.size(); ++j) {
@@ -272,24 +282,26 @@ void LexMacros(std::string_view contents, ParsedSource& out) {
       }
       end = t[j].end;
     }
-    out.macros[t[i + 2].spelling] = {t[i + 2].begin, end};
+    out.macros[std::string(out.Spelling(t[i + 2]))] = {t[i + 2].begin, end};
   }
 }
 
 // struct X, class X, union X, enum [class] X, using X =, typedef ... X;, template <typename X>.
 void LexTypes(ParsedSource& out) {
   const std::vector<Token>& t = out.tokens;
+  auto spelling = [&](size_t i) { return out.Spelling(t[i]); };
+  auto add = [&](size_t i) { out.types.emplace(spelling(i)); };
   for (size_t i = 0; i + 1 < t.size(); ++i) {
-    const std::string& s = t[i].spelling;
+    const std::string_view s = spelling(i);
     if ((s == "struct" || s == "class" || s == "union" || s == "enum" || s == "typename") &&
         t[i + 1].kind == Token::Kind::kIdentifier) {
-      out.types.insert(t[i + 1].spelling);
+      add(i + 1);
     }
-    if (s == "using" && i + 2 < t.size() && t[i + 2].spelling == "=") out.types.insert(t[i + 1].spelling);
+    if (s == "using" && i + 2 < t.size() && spelling(i + 2) == "=") add(i + 1);
     if (s == "typedef") {
       for (size_t j = i + 1; j < t.size() && j < i + 64; ++j) {
-        if (t[j].spelling == ";") {
-          if (t[j - 1].kind == Token::Kind::kIdentifier) out.types.insert(t[j - 1].spelling);
+        if (spelling(j) == ";") {
+          if (t[j - 1].kind == Token::Kind::kIdentifier) add(j - 1);
           break;
         }
       }
@@ -307,34 +319,36 @@ std::string LastComponent(const std::string& name) {
 Result<ParsedSource> LexSource(const std::string& path, std::string_view contents) {
   Result<std::vector<cuda::Token>> lexed = cuda::ThreadLexer().Tokenize(path, contents);
   if (!lexed) return lexed.error();
-  const cuda::LineIndex lines(contents);
+  return FromTokens(contents, std::move(*lexed));
+}
+
+ParsedSource FromTokens(std::string_view contents, std::vector<Token> tokens) {
   ParsedSource out;
-  out.tokens.reserve(lexed->size());
-  for (const cuda::Token& c : *lexed) {
-    const size_t b = c.begin;
-    out.tokens.push_back({static_cast<Token::Kind>(c.kind), std::string(c.Spelling(contents)), b, c.end,
-                          lines.Line(b), lines.Column(b)});
-  }
-  const std::vector<cuda::KernelDecl> kernels = cuda::FindKernels(*lexed, contents);
-  for (const cuda::FunctionBody& body : cuda::FindFunctionBodies(*lexed, contents)) {
+  out.contents = contents;
+  out.tokens = std::move(tokens);
+  out.lines = cuda::LineIndex(contents);
+  const std::vector<cuda::KernelDecl> kernels = cuda::FindKernels(out.tokens, contents);
+  for (const cuda::FunctionBody& body : cuda::FindFunctionBodies(out.tokens, contents)) {
     FunctionDef def;
     def.name = LastComponent(body.name);
     def.body_begin = body.begin;
     def.body_end = body.end;
-    def.line = lines.Line(body.begin);
-    def.column = lines.Column(body.begin);
+    def.line = out.lines.Line(body.begin);
+    def.column = out.lines.Column(body.begin);
     // A kernel: the nearest `__global__` before the body declares a function of this name.
-    for (auto k = kernels.rbegin(); k != kernels.rend(); ++k) {
-      if (k->offset >= body.begin) continue;
-      def.is_kernel = LastComponent(k->name) == def.name &&
-                      contents.substr(k->offset, body.begin - k->offset).find('{') == std::string_view::npos &&
-                      contents.substr(k->offset, body.begin - k->offset).find(';') == std::string_view::npos;
-      break;
+    auto after = std::lower_bound(kernels.begin(), kernels.end(), body.begin,
+                                  [](const cuda::KernelDecl& k, size_t offset) { return k.offset < offset; });
+    if (after != kernels.begin()) {
+      const cuda::KernelDecl& k = *std::prev(after);
+      const std::string_view between = contents.substr(k.offset, body.begin - k.offset);
+      def.is_kernel = LastComponent(k.name) == def.name && between.find('{') == std::string_view::npos &&
+                      between.find(';') == std::string_view::npos;
     }
     out.functions.push_back(std::move(def));
   }
-  LexMacros(contents, out);
+  LexMacros(out);
   LexTypes(out);
+  IndexSource(out);
   return out;
 }
 

@@ -15,17 +15,14 @@
 #include <vector>
 
 #include "arch/arch.h"
+#include "cuda/tokens.h"
 #include "util/result.h"
 
 namespace archpatch::hazard {
 
-struct Token {
-  enum class Kind { kPunctuation, kKeyword, kIdentifier, kLiteral, kComment };
-  Kind kind = Kind::kPunctuation;
-  std::string spelling;
-  size_t begin = 0, end = 0;  // byte offsets in the file
-  int line = 0, column = 0;   // 1-based
-};
+// The scan's token type (cuda/tokens.h): kind and byte offsets, spelled through the file's bytes.
+// One lex of a file serves the gate scan and the hazard checks (FromTokens).
+using Token = cuda::Token;
 
 // A function with a body in this file.
 struct FunctionDef {
@@ -38,13 +35,22 @@ struct FunctionDef {
   std::vector<std::pair<size_t, size_t>> trivial_statements;
 };
 
-// What one parse found.
+// What one parse found. Everything a check asks per token or per offset is indexed once per file
+// here, so the work per gate is proportional to the gate's block, not to the file.
 struct ParsedSource {
+  std::string_view contents;                        // the bytes parsed (the caller's: they must outlive this)
   std::vector<Token> tokens;                        // every token of the file, in order
+  std::vector<bool> on_directive;                   // per token: on a preprocessor directive line
+  cuda::LineIndex lines;                            // offset -> line, column
   std::vector<FunctionDef> functions;               // with bodies, in file order
-  std::map<std::string, std::pair<size_t, size_t>> macros;  // function-like #defines: body bytes
-  std::set<std::string> types;                      // struct/class/typedef/using/template params
-  std::vector<std::pair<size_t, size_t>> skipped;   // ranges the preprocessor skipped
+  std::map<std::string, std::vector<size_t>, std::less<>> functions_by_name;  // indices into `functions`
+  std::map<std::string, std::pair<size_t, size_t>, std::less<>> macros;  // function-like #defines: body bytes
+  std::set<std::string, std::less<>> types;         // struct/class/typedef/using/template params
+  std::vector<std::pair<size_t, size_t>> skipped;   // ranges the preprocessor skipped, in order
+
+  std::string_view Spelling(const Token& t) const { return t.Spelling(contents); }
+  // Whether token `t` lies inside one of the skipped ranges (binary search).
+  bool Skipped(const Token& t) const;
 };
 
 // Parses `contents` (the bytes of `path`) as CUDA, host side, with `defines` as -D flags
@@ -54,9 +60,10 @@ Result<ParsedSource> Parse(const std::string& path, std::string_view contents,
                            const std::vector<std::string>& defines = {});
 
 // The same from libclang's lexer alone (cuda::ThreadLexer, no parse: fast enough for every file
-// of an audit). Functions and kernels come from brace matching (cuda/functions.h), macros and
+// of an audit); FromTokens when the file's tokens are at hand already (the audit's scan lexed it). Functions and kernels come from brace matching (cuda/functions.h), macros and
 // type names from token patterns; `trivial_statements` and `skipped` stay empty.
 Result<ParsedSource> LexSource(const std::string& path, std::string_view contents);
+ParsedSource FromTokens(std::string_view contents, std::vector<Token> tokens);
 
 // The -D flags of one device pass of `arch` (arch::DeviceMacros), for Parse.
 std::vector<std::string> DeviceDefines(const arch::Arch& arch);
@@ -69,8 +76,5 @@ std::string BlankDirectiveLines(std::string_view contents,
 // `contents` with every `#include` directive replaced by spaces (newlines kept), so a standalone
 // parse or preprocess of the file sees only the file.
 std::string BlankIncludes(std::string_view contents);
-
-// The 1-based line of byte `offset`.
-int LineOf(std::string_view contents, size_t offset);
 
 }  // namespace archpatch::hazard

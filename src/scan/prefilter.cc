@@ -128,6 +128,4 @@ cuda::GateKinds Prefilter::Check(std::string_view s) const {
   return kinds;
 }
 
-bool MentionsCapability(std::string_view contents) { return Prefilter(cuda::MacroEnv{}).Check(contents).runtime; }
-
 }  // namespace archpatch::scan

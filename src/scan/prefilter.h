@@ -28,7 +28,4 @@ class Prefilter {
   std::vector<std::string> extra_names_;  // -D names whose value names an arch macro
 };
 
-// Whether `contents` holds an identifier that IsCapabilityName accepts outside `X::` position.
-bool MentionsCapability(std::string_view contents);
-
 }  // namespace archpatch::scan
