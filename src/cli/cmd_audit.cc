@@ -213,14 +213,10 @@ int RunAudit(const Context&, const std::vector<std::string>& args) {
   const bool for_tools = parsed.vars.count("json") || parsed.vars.count("sarif");
   TerminalProgress progress(!for_tools);
   options.on_file_done = progress.Callback();
+  if (!parsed.vars.count("no-hazards")) options.after_cuda_file = hazard::HazardPass(options);
   Result<scan::AuditReport> report = scan::Audit(options);
   progress.Finish();
   if (!report) throw UsageError(fmt::format("audit: {}", report.error().str()));
-  if (!parsed.vars.count("no-hazards")) {
-    cuda::MacroEnv env = options.env;
-    env.per_arch = report->package_macros;  // cross-file feature macros, as the gates were evaluated
-    hazard::AugmentAudit(*report, env, options.jobs);
-  }
   const auto binaries = ScanBinariesIfAsked(parsed.vars, options.target, options.paths, report->findings,
                                             /*by_default=*/mismatches.has_value());
   PrintProblems(*report);

@@ -1,16 +1,16 @@
-// The hazard checks inside `archpatch audit`: one call after scan::Audit. Every CUDA/C++ file
-// with a cuda-gate finding is checked once more: its gate findings get the widen verdict
-// (details "widen", "needs", "uses", "unseen_calls", "widen_reason") and its kernels that
-// compile to an empty body on the target become findings of kind "empty-kernel" (error).
-// Both carry details "explain": plain-words lines for the human report.
+// The hazard checks inside `archpatch audit`: a pass of scan::Audit (AuditOptions::after_cuda_file).
+// Every CUDA/C++ file with a cuda-gate finding is checked on the worker that scanned it, from the
+// scan's own tokens (one read and one lex per file): its gate findings get the widen verdict
+// (details "widen", "needs", "uses", "unseen_calls", "widen_reason") and its kernels that compile
+// to an empty body on the target become findings of kind "empty-kernel" (error). Both carry
+// details "explain": plain-words lines for the human report.
 #pragma once
 
-#include "cuda/macro_env.h"
 #include "scan/audit.h"
 
 namespace archpatch::hazard {
 
-// `jobs`: worker threads (0: one per core), as scan::AuditOptions::jobs.
-void AugmentAudit(scan::AuditReport& report, const cuda::MacroEnv& env, int jobs = 0);
+// The pass for an audit run with `options` (target, --against, macro environment).
+scan::FilePass HazardPass(const scan::AuditOptions& options);
 
 }  // namespace archpatch::hazard

@@ -16,6 +16,7 @@
 #include <fmt/format.h>
 
 #include "cuda/gates.h"
+#include "cuda/tokens.h"
 #include "python/package.h"
 #include "python/scanner.h"
 #include "scan/package_macros.h"
@@ -152,6 +153,7 @@ class AuditRun {
     if (Status loaded = file.Load(path); !loaded) return out.errors.push_back(loaded.error());
     std::string_view contents = file.view();
     Result<std::vector<Finding>> found = std::vector<Finding>{};
+    std::vector<cuda::Token> tokens;
     if (KindOf(path) == FileKind::kPython) {
       if (names_) return;  // later rounds re-evaluate #if chains only
       ++out.parsed;
@@ -166,16 +168,26 @@ class AuditRun {
       if (names_) kinds.directives = true;
       if (!kinds.directives && !kinds.nv_target && !kinds.runtime) return;
       ++out.parsed;
-      Result<cuda::CudaGates> gates = cuda::ScanCudaGates(path, contents, arches_, env_, kinds);
+      Result<std::vector<cuda::Token>> lexed = cuda::ThreadLexer().Tokenize(path, contents);
+      if (!lexed) return out.errors.push_back(lexed.error());
+      tokens = std::move(*lexed);
+      Result<cuda::CudaGates> gates = cuda::ScanCudaGates(path, contents, tokens, arches_, env_, kinds);
       if (!gates) return out.errors.push_back(gates.error());
       std::move(gates->warnings.begin(), gates->warnings.end(), std::back_inserter(out.warnings));
       if (!gates->definitions.empty()) out.definitions[path] = std::move(gates->definitions);
       found = std::move(gates->findings);
     }
     if (!found) return out.errors.push_back(found.error());
+    std::vector<Finding> kept;
     for (Finding& f : *found) {
-      if (ExcludesTarget(f, target_, others_)) out.findings.push_back(std::move(f));
+      if (ExcludesTarget(f, target_, others_)) kept.push_back(std::move(f));
     }
+    const bool gated = std::any_of(kept.begin(), kept.end(), [](const Finding& f) { return f.kind == "cuda-gate"; });
+    if (gated && options_.after_cuda_file && KindOf(path) == FileKind::kCuda) {
+      ScannedFile scanned{path, contents, tokens, env_};
+      options_.after_cuda_file(scanned, kept, out.warnings);
+    }
+    std::move(kept.begin(), kept.end(), std::back_inserter(out.findings));
   }
 
   const AuditOptions& options_;

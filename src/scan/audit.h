@@ -6,15 +6,31 @@
 #include <functional>
 #include <map>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "arch/arch.h"
 #include "cuda/macro_env.h"
+#include "cuda/tokens.h"
 #include "report/finding.h"
 #include "scan/walk.h"
 #include "util/result.h"
 
 namespace archpatch::scan {
+
+// One CUDA/C++ file as the scan left it, for a pass that runs right after on the same worker while
+// the bytes and the scan's tokens are at hand (the hazard checks: hazard::HazardPass), so a file
+// is read and lexed once per audit.
+struct ScannedFile {
+  const std::string& path;
+  std::string_view contents;
+  std::vector<cuda::Token>& tokens;  // the scan's lex of the whole file; the pass may take them
+  const cuda::MacroEnv& env;         // as the file's gates were evaluated (a later round adds the
+                                     // package's per-arch macros)
+};
+// Gets the file's findings that the audit keeps (it may annotate them and add its own) and the
+// audit's warnings. Runs on worker threads: it must be safe to call concurrently.
+using FilePass = std::function<void(ScannedFile& file, std::vector<Finding>& findings, std::vector<Error>& warnings)>;
 
 struct AuditOptions {
   arch::Arch target;
@@ -26,6 +42,7 @@ struct AuditOptions {
   WalkOptions walk;       // tests/, benchmarks/, docs/, examples/ left out unless walk.keep_tests
   // Called from the worker threads after each file (files done, files in all): progress on a terminal.
   std::function<void(size_t, size_t)> on_file_done;
+  FilePass after_cuda_file;  // called for each CUDA/C++ file with a kept cuda-gate finding; may be empty
 };
 
 struct AuditReport {
