@@ -3,6 +3,7 @@
 archpatch's Python scanner (`archpatch audit` on *.py files).
 
     bench/gen_python_tree.py OUT_DIR [MEGABYTES]    (default 50 MB)
+    bench/gen_python_tree.py OUT_FILE --single --checks N   (one module, N gated functions)
 
 Every file mixes what real packages hold: long docstrings, comments, f-strings, nested calls,
 dict/list tables, and a few arch gates of every shape the scanner knows (keyword carriers, capability
@@ -64,9 +65,21 @@ def module(rng, target_bytes):
     return "".join(parts), gates
 
 
+def single(path, checks):
+    """One module with `checks` functions, each holding one gate (bench/scaling_bench.py)."""
+    rng = random.Random(121)
+    parts = ['"""' + sentence(rng) + '.\n"""\n', "import torch\n\n\n"]
+    for index in range(checks):
+        parts.append(function(rng, index, True)[0])
+    with open(path, "w", encoding="utf-8") as f:
+        f.write("".join(parts))
+
+
 def main():
     if len(sys.argv) < 2:
         sys.exit(__doc__)
+    if len(sys.argv) == 5 and sys.argv[2] == "--single" and sys.argv[3] == "--checks":
+        return single(sys.argv[1], int(sys.argv[4]))
     out = sys.argv[1]
     megabytes = float(sys.argv[2]) if len(sys.argv) > 2 else 50.0
     rng = random.Random(120)
