@@ -1,7 +1,6 @@
 #include "cuda/header_constants.h"
 
 #include <charconv>
-#include <deque>
 #include <filesystem>
 #include <fstream>
 #include <memory>
@@ -59,18 +58,31 @@ std::shared_ptr<const FileConstants> LoadHeader(const std::string& path) {
   return cache.files.emplace(path, std::move(constants)).first->second;
 }
 
-// `#include "a/b.h"` from dir/x.h: dir/a/b.h, then each folder above dir (the package's include root).
+// `#include "a/b.h"` from dir/x.h: dir/a/b.h, then each folder above dir (the package's include
+// root). Answers are kept per (folder, include): every file of a folder asks the same questions.
 std::optional<std::string> FindInclude(const std::string& from, const std::string& include) {
   namespace fs = std::filesystem;
-  std::error_code ec;
+  static std::mutex mutex;
+  static std::map<std::pair<std::string, std::string>, std::optional<std::string>, std::less<>> found;
   fs::path dir = fs::path(from).parent_path();
+  auto key = std::make_pair(dir.string(), include);
+  {
+    std::lock_guard<std::mutex> lock(mutex);
+    if (auto it = found.find(key); it != found.end()) return it->second;
+  }
+  std::optional<std::string> answer;
+  std::error_code ec;
   for (int up = 0; up <= kMaxAncestors; ++up) {
     fs::path candidate = dir / include;
-    if (fs::is_regular_file(candidate, ec)) return candidate.lexically_normal().string();
+    if (fs::is_regular_file(candidate, ec)) {
+      answer = candidate.lexically_normal().string();
+      break;
+    }
     if (!dir.has_parent_path() || dir.parent_path() == dir) break;
     dir = dir.parent_path();
   }
-  return std::nullopt;
+  std::lock_guard<std::mutex> lock(mutex);
+  return found.emplace(std::move(key), std::move(answer)).first->second;
 }
 
 }  // namespace
@@ -123,23 +135,35 @@ FileConstants ReadFileConstants(const std::string& file, std::string_view conten
 
 std::optional<NamedConstant> ConstantLookup::Find(std::string_view name) const {
   if (auto it = own_.constants.find(name); it != own_.constants.end()) return it->second;
+  if (auto it = answers_.find(name); it != answers_.end()) return it->second;
+  std::optional<NamedConstant> answer;
+  for (const std::shared_ptr<const FileConstants>& header : Closure()) {
+    if (auto it = header->constants.find(name); it != header->constants.end()) {
+      answer = it->second;
+      break;
+    }
+  }
+  return answers_.emplace(std::string(name), std::move(answer)).first->second;
+}
+
+const std::vector<std::shared_ptr<const FileConstants>>& ConstantLookup::Closure() const {
+  if (closure_) return *closure_;
+  closure_.emplace();
   std::set<std::string> seen = {file_};
-  std::deque<std::pair<std::string, std::vector<std::string>>> queue;  // (including file, its includes)
-  queue.emplace_back(file_, own_.includes);
-  for (int depth = 0; depth < kMaxIncludeDepth && !queue.empty(); ++depth) {
-    std::deque<std::pair<std::string, std::vector<std::string>>> next;
-    for (const auto& [from, includes] : queue) {
-      for (const std::string& include : includes) {
+  std::vector<std::pair<std::string, const std::vector<std::string>*>> level = {{file_, &own_.includes}};
+  for (int depth = 0; depth < kMaxIncludeDepth && !level.empty(); ++depth) {
+    std::vector<std::pair<std::string, const std::vector<std::string>*>> next;
+    for (const auto& [from, includes] : level) {
+      for (const std::string& include : *includes) {
         std::optional<std::string> path = FindInclude(from, include);
         if (!path || !seen.insert(*path).second) continue;
-        std::shared_ptr<const FileConstants> header = LoadHeader(*path);
-        if (auto it = header->constants.find(name); it != header->constants.end()) return it->second;
-        next.emplace_back(*path, header->includes);
+        closure_->push_back(LoadHeader(*path));
+        next.emplace_back(*path, &closure_->back()->includes);
       }
     }
-    queue = std::move(next);
+    level = std::move(next);
   }
-  return std::nullopt;
+  return *closure_;
 }
 
 size_t HeadersRead() {

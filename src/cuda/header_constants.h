@@ -8,6 +8,7 @@
 #pragma once
 
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -32,15 +33,21 @@ struct FileConstants {
 };
 FileConstants ReadFileConstants(const std::string& file, std::string_view contents, const std::vector<Token>& tokens);
 
-// Lookup for one file: its own constants first, then its includes' (breadth first).
+// Lookup for one file: its own constants first, then its includes' (breadth first). The include
+// closure is walked once, at the first name the file itself does not define, and every answer is
+// kept: a file's lookups cost one walk of its closure plus one probe per header per new name.
 class ConstantLookup {
  public:
   ConstantLookup(const std::string& file, FileConstants own) : file_(file), own_(std::move(own)) {}
   std::optional<NamedConstant> Find(std::string_view name) const;
 
  private:
+  const std::vector<std::shared_ptr<const FileConstants>>& Closure() const;
+
   std::string file_;
   FileConstants own_;
+  mutable std::optional<std::vector<std::shared_ptr<const FileConstants>>> closure_;  // breadth-first order
+  mutable std::map<std::string, std::optional<NamedConstant>, std::less<>> answers_;
 };
 
 // Headers read by every lookup so far (for tests and the cost figures).

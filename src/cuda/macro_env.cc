@@ -27,12 +27,13 @@ std::string DriverValue(const std::string& value) { return value.empty() ? "1" :
 // known pass (`complete_arch`), an __CUDA_ARCH* name the pass lacks is undefined: nvcc defines
 // exactly the table's macros.
 // Lookups run for every identifier of every condition per arch: the pass maps are built once and
-// shared, and a std::string key is made only when -D/-U flags exist.
+// shared, a std::string key is made only when -D/-U flags exist, and `env` is read in place (a
+// copy per file and arch copied the package's per-arch macros, thousands of entries on CUTLASS).
 using PassMap = std::map<std::string, std::string, std::less<>>;
 
 MacroLookup Layered(const PassMap* pass, const MacroEnv& env, bool complete_arch) {
   const bool has_flags = !env.defines.empty() || !env.undefs.empty();
-  return [pass, env, has_flags, complete_arch](std::string_view name) -> MacroValue {
+  return [pass, &env, has_flags, complete_arch](std::string_view name) -> MacroValue {
     if (has_flags) {
       const std::string key(name);
       if (auto it = env.defines.find(key); it != env.defines.end()) return MacroValue::Defined(it->second);

@@ -48,7 +48,8 @@ Status AddMacroFlag(MacroEnv& env, std::string_view flag_value, bool define);
 // __cplusplus, which nvcc's forced include and host compiler define), overridden by `env`; every other
 // macro is unknown, or undefined with env.undef_unknown; an __CUDA_ARCH* macro the pass does not
 // define is undefined (nvcc defines exactly the table's). A macro nvcc passes bare (-DNAME) reads
-// as "1", as the compiler driver defines it.
+// as "1", as the compiler driver defines it. The lookup reads `env`, which must outlive it (as
+// for HostLookup and EnvLookup).
 MacroLookup ArchLookup(const arch::Arch& arch, const MacroEnv& env);
 
 // A host pass of nvcc (no __CUDA_ARCH* macro defined, compiler-version macros defined) under

@@ -120,11 +120,16 @@ struct Bound {  // `bool is_sm90 = <expr>;`
 
 class Evaluator {
  public:
+  // `constants`: null reads no named constant (the capability probe of TokenScan::Record).
   Evaluator(const View& v, const arch::Arch& a, const std::map<std::string, Bound, std::less<>>& bound,
-            const ConstantLookup& constants, std::vector<std::pair<std::string, NamedConstant>>& used,
+            const ConstantLookup* constants, std::vector<std::pair<std::string, NamedConstant>>& used,
             std::vector<std::string>& bound_used)
       : v_(v), arch_(a), bound_(bound), constants_(constants), used_(used), bound_used_(bound_used) {}
   bool compared = false;  // a capability was compared with a number
+  // A capability was read somewhere in the expression. Which tokens are read does not depend on
+  // the arch or on constants' values, so when this stays false for one arch without constants,
+  // no arch can compare a capability.
+  bool saw_capability = false;
 
   Val Eval(size_t a, size_t b) {
     size_t i = a;
@@ -236,6 +241,7 @@ class Evaluator {
                                 lower.find("ARCH") != std::string::npos || lower.find("SM") != std::string::npos ||
                                 lower.find("VERSION") != std::string::npos || lower.find("CC") != std::string::npos;
         if (!capability || (index != "0" && index != "1")) return {};
+        saw_capability = true;
         return Int(index == "0" ? arch_.major : arch_.minor, true);
       }
     }
@@ -249,6 +255,7 @@ class Evaluator {
     }
     if (last.empty()) return {};
     if (IsCapabilityRef(last)) {
+      saw_capability = true;
       const std::string upper = Upper(last);
       if (upper.find("MINOR") != std::string::npos) return Int(arch_.minor, true);
       if (upper.find("MAJOR") != std::string::npos) return Int(arch_.major, true);
@@ -265,7 +272,8 @@ class Evaluator {
         return x;
       }
     }
-    if (std::optional<NamedConstant> c = constants_.Find(last)) {
+    if (!constants_) return {};
+    if (std::optional<NamedConstant> c = constants_->Find(last)) {
       if (std::none_of(used_.begin(), used_.end(), [&](const auto& u) { return u.first == last; })) used_.emplace_back(last, *c);
       return Int(c->value);
     }
@@ -275,7 +283,7 @@ class Evaluator {
   const View& v_;
   const arch::Arch& arch_;
   const std::map<std::string, Bound, std::less<>>& bound_;
-  const ConstantLookup& constants_;
+  const ConstantLookup* constants_;
   std::vector<std::pair<std::string, NamedConstant>>& used_;
   std::vector<std::string>& bound_used_;
   int depth_ = 0;
@@ -431,14 +439,24 @@ class TokenScan {
     Record({args[0].first, args[0].second, 0, 0, 0, 0, "", false, "check-macro", name});
   }
 
+  static Val Evaluate(Evaluator& e, const GateSpec& g) {
+    return g.op.empty() ? e.Eval(g.a, g.b) : e.Compare(g.op, e.Eval(g.pa, g.pb), e.Eval(g.qa, g.qb));
+  }
+
   void Record(const GateSpec& g) {
     std::vector<Tri> verdict;
     bool compared = false;
     std::vector<std::pair<std::string, NamedConstant>> used;
     std::vector<std::string> bound_used;
+    if (arches_.empty()) return;
+    {  // Most conditions read no capability: skip them before any constant is looked up.
+      Evaluator probe(v_, arches_.front(), bound_, nullptr, used, bound_used);
+      Evaluate(probe, g);
+      if (!probe.saw_capability) return;
+    }
     for (const arch::Arch& a : arches_) {
-      Evaluator e(v_, a, bound_, constants_, used, bound_used);
-      Val x = g.op.empty() ? e.Eval(g.a, g.b) : e.Compare(g.op, e.Eval(g.pa, g.pb), e.Eval(g.qa, g.qb));
+      Evaluator e(v_, a, bound_, &constants_, used, bound_used);
+      Val x = Evaluate(e, g);
       compared |= e.compared;
       Tri t = x.kind == Val::Kind::kTri ? x.t : Tri::kUnknown;
       verdict.push_back(g.refuse_when_true ? TriNot(t) : t);

@@ -66,6 +66,8 @@ std::vector<std::vector<std::string>> CoveringRules(const std::vector<rules::Rul
                                                     const std::vector<size_t>& which, const arch::Arch& target) {
   std::vector<std::vector<std::string>> out(which.size());
   std::map<std::string, std::optional<std::string>> contents;  // read each file once
+  // Each edit located once per file: a file's findings share its places (was once per finding).
+  std::map<std::pair<const rules::Edit*, std::string>, std::optional<FilePlaces>> located;
   for (size_t w = 0; w < which.size(); ++w) {
     const Finding& f = findings[which[w]];
     for (const rules::Rule& rule : rules) {
@@ -75,7 +77,13 @@ std::vector<std::vector<std::string>> CoveringRules(const std::vector<rules::Rul
         auto it = contents.find(f.file);
         if (it == contents.end()) it = contents.emplace(f.file, Slurp(f.file)).first;
         if (!it->second) continue;
-        Result<FilePlaces> places = Locate(edit, f.file, *it->second, rule.targets);
+        auto at = located.find({&edit, f.file});
+        if (at == located.end()) {
+          Result<FilePlaces> places = Locate(edit, f.file, *it->second, rule.targets);
+          at = located.emplace(std::make_pair(&edit, f.file),
+                               places ? std::optional<FilePlaces>(std::move(*places)) : std::nullopt).first;
+        }
+        const std::optional<FilePlaces>& places = at->second;
         if (places && Selects(*places, f) &&
             std::find(out[w].begin(), out[w].end(), rule.id) == out[w].end()) {
           out[w].push_back(rule.id);
