@@ -18,6 +18,7 @@
 #include "plan/rule_coverage.h"
 #include "report/groups.h"
 #include "report/human.h"
+#include "report/json_stream.h"
 #include "report/sarif.h"
 #include "scan/audit.h"
 #include "scan/groups.h"
@@ -116,31 +117,31 @@ nlohmann::ordered_json ErrorJson(const Error& e) {
   return {{"file", e.where.file}, {"line", e.where.line}, {"column", e.where.column}, {"message", e.message}};
 }
 
+// Streamed (report/json_stream.h): each finding's JSON is made and printed in turn, never the whole
+// document at once; the bytes are those of the document's dump(2).
 void PrintJson(const scan::AuditReport& report, const std::vector<report::Group>& groups,
                const nlohmann::ordered_json& binaries = nullptr,
                const std::vector<RecordMismatch>* mismatches = nullptr) {
-  nlohmann::ordered_json doc;
-  doc["arch"] = report.arches.front().name();
-  doc["against"] = nlohmann::ordered_json::array();
-  for (size_t a = 1; a < report.arches.size(); ++a) doc["against"].push_back(report.arches[a].name());
-  doc["findings"] = nlohmann::ordered_json::array();
-  for (const Finding& f : report.findings) doc["findings"].push_back(ToJson(f));
-  doc["groups"] = report::GroupsJson(groups, report.findings);
-  doc["files_scanned"] = report.files_scanned;
-  doc["files_parsed"] = report.files_parsed;
-  doc["errors"] = nlohmann::ordered_json::array();
-  for (const Error& e : report.errors) doc["errors"].push_back(ErrorJson(e));
-  doc["warnings"] = nlohmann::ordered_json::array();
-  for (const Error& e : report.warnings) doc["warnings"].push_back(ErrorJson(e));
-  if (!binaries.is_null()) doc["binaries"] = binaries;  // --binaries (docs/binaries.md)
+  report::JsonObjectStream json(stdout);
+  json.Member("arch", report.arches.front().name());
+  nlohmann::ordered_json against = nlohmann::ordered_json::array();
+  for (size_t a = 1; a < report.arches.size(); ++a) against.push_back(report.arches[a].name());
+  json.Member("against", against);
+  json.ArrayMember("findings", report.findings.size(), [&](size_t i) { return ToJson(report.findings[i]); });
+  json.Member("groups", report::GroupsJson(groups, report.findings));
+  json.Member("files_scanned", report.files_scanned);
+  json.Member("files_parsed", report.files_parsed);
+  json.ArrayMember("errors", report.errors.size(), [&](size_t i) { return ErrorJson(report.errors[i]); });
+  json.ArrayMember("warnings", report.warnings.size(), [&](size_t i) { return ErrorJson(report.warnings[i]); });
+  if (!binaries.is_null()) json.Member("binaries", binaries);  // --binaries (docs/binaries.md)
   if (mismatches) {
     nlohmann::ordered_json rows = nlohmann::ordered_json::array();
     for (const RecordMismatch& m : *mismatches) {
       rows.push_back({{"distribution", m.distribution}, {"file", m.file.string()}, {"state", m.state}});
     }
-    doc["record_mismatches"] = rows;
+    json.Member("record_mismatches", rows);
   }
-  fmt::print("{}\n", doc.dump(2));
+  json.Close();
 }
 
 std::vector<std::string> TableOrder(const scan::AuditReport& report) {
