@@ -3,7 +3,8 @@
 archpatch's Python scanner (`archpatch audit` on *.py files).
 
     bench/gen_python_tree.py OUT_DIR [MEGABYTES]    (default 50 MB)
-    bench/gen_python_tree.py OUT_FILE --single --checks N   (one module, N gated functions)
+    bench/gen_python_tree.py OUT_FILE --single --checks N   (one module, N gated functions and
+        N predicates with a call each)
 
 Every file mixes what real packages hold: long docstrings, comments, f-strings, nested calls,
 dict/list tables, and a few arch gates of every shape the scanner knows (keyword carriers, capability
@@ -65,12 +66,31 @@ def module(rng, target_bytes):
     return "".join(parts), gates
 
 
+# What the package model resolves (src/python/package.h): a predicate, a call of it and a bound
+# condition, so its work doubles with the file in bench/scaling_bench.py.
+PACKAGE_FORMS = """def _is_sm100_{i}(device):
+    major, minor = torch.cuda.get_device_capability(device)
+    return major == 10 and minor == 0
+
+
+def use_{i}(x):
+    is_sm90 = torch.cuda.get_device_capability()[0] == 9
+    if not _is_sm100_{i}(x.device) and not is_sm90:
+        raise RuntimeError("use_{i} needs SM100 or SM90")
+    return x
+
+
+"""
+
+
 def single(path, checks):
-    """One module with `checks` functions, each holding one gate (bench/scaling_bench.py)."""
+    """One module with `checks` functions, each holding one gate, and as many predicates with a
+    call each (bench/scaling_bench.py)."""
     rng = random.Random(121)
     parts = ['"""' + sentence(rng) + '.\n"""\n', "import torch\n\n\n"]
     for index in range(checks):
         parts.append(function(rng, index, True)[0])
+        parts.append(PACKAGE_FORMS.format(i=index))
     with open(path, "w", encoding="utf-8") as f:
         f.write("".join(parts))
 
