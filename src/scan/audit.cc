@@ -165,7 +165,9 @@ class AuditRun {
       if (names_ && !MentionsAnyName(contents, *names_)) return;
       if (names_) out.rescanned.push_back(path);
       cuda::GateKinds kinds = options_.prefilter ? prefilter_.Check(contents) : cuda::GateKinds{};
-      if (names_) kinds.directives = true;
+      // Later rounds re-evaluate directives under the package's macros; runtime checks do not
+      // read macros, so the first round's findings of them stand (ApplyPackageMacros keeps them).
+      if (names_) kinds.directives = true, kinds.runtime = false;
       if (!kinds.directives && !kinds.nv_target && !kinds.runtime) return;
       ++out.parsed;
       Result<std::vector<cuda::Token>> lexed = cuda::ThreadLexer().Tokenize(path, contents);
@@ -226,7 +228,8 @@ void ApplyPackageMacros(const AuditOptions& options, const std::vector<std::stri
     AuditReport more = again.Run();
     const std::set<std::string>& rescanned = again.rescanned();
     for (const auto& [file, defs] : again.definitions()) definitions[file] = defs;
-    std::erase_if(report.findings, [&](const Finding& f) { return rescanned.count(f.file) > 0; });
+    std::erase_if(report.findings,
+                  [&](const Finding& f) { return f.kind != "cpp-runtime-gate" && rescanned.count(f.file) > 0; });
     report.findings.insert(report.findings.end(), more.findings.begin(), more.findings.end());
     SortFindings(report.findings);
   }

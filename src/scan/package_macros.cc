@@ -1,7 +1,9 @@
 #include "scan/package_macros.h"
 
 #include <algorithm>
+#include <bitset>
 #include <cctype>
+#include <cstdint>
 
 namespace archpatch::scan {
 namespace {
@@ -31,6 +33,14 @@ PerArchMacros ResolvePackageMacros(const std::map<std::string, std::vector<cuda:
 
 bool MentionsAnyName(std::string_view contents, const std::set<std::string, std::less<>>& names) {
   if (names.empty()) return false;
+  // Most identifiers differ from every name in length or first or last byte: those skip the set.
+  std::bitset<256> first, last;
+  size_t shortest = SIZE_MAX, longest = 0;
+  for (const std::string& name : names) {
+    if (name.empty()) continue;
+    first.set(static_cast<unsigned char>(name.front())), last.set(static_cast<unsigned char>(name.back()));
+    shortest = std::min(shortest, name.size()), longest = std::max(longest, name.size());
+  }
   for (size_t i = 0; i < contents.size();) {
     const unsigned char c = static_cast<unsigned char>(contents[i]);
     if (!IdentifierByte(c)) {
@@ -39,7 +49,11 @@ bool MentionsAnyName(std::string_view contents, const std::set<std::string, std:
     }
     size_t j = i;
     while (j < contents.size() && IdentifierByte(static_cast<unsigned char>(contents[j]))) ++j;
-    if (!std::isdigit(c) && names.count(contents.substr(i, j - i))) return true;
+    const size_t n = j - i;
+    if (n >= shortest && n <= longest && first[c] && last[static_cast<unsigned char>(contents[j - 1])] &&
+        !std::isdigit(c) && names.count(contents.substr(i, n))) {
+      return true;
+    }
     i = j;
   }
   return false;
