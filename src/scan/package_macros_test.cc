@@ -2,6 +2,7 @@
 // package written to a temporary folder (shapes of CUTLASS's config.hpp and its users).
 #include "scan/package_macros.h"
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <unistd.h>
@@ -82,6 +83,25 @@ TEST_F(Package, AMacroDefinedInAnotherFileIsEvaluatedPerArch) {
   EXPECT_EQ(use->VerdictFor("sm_90a"), Tri::kTrue);
   EXPECT_EQ(use->details.value("class", ""), "refusal");
   ASSERT_TRUE(r.package_macros.count("PKG_MMA_SM90A_ENABLED"));
+}
+
+// A later round scans mma.hpp's users again for their directives; a runtime check beside one
+// keeps the first round's finding, once.
+TEST_F(Package, ARescannedFileKeepsItsRuntimeCheckOnce) {
+  Write("pkg/arch/launch.cu",
+        "#include \"config.hpp\"\n"
+        "void launch(int sm_version) {\n"
+        "#if defined(PKG_MMA_SM90A_ENABLED)\n"
+        "  run();\n"
+        "#endif\n"
+        "  if (sm_version != 90) { throw std::runtime_error(\"needs sm90a\"); }\n"
+        "}\n");
+  AuditReport r = Run();
+  ASSERT_NE(At(r, "launch.cu", 3), nullptr);  // rescanned: the directive under the package macro
+  const size_t checks = std::count_if(r.findings.begin(), r.findings.end(), [](const Finding& f) {
+    return f.file.ends_with("launch.cu") && f.kind == "cpp-runtime-gate" && f.line == 6;
+  });
+  EXPECT_EQ(checks, 1u);
 }
 
 TEST_F(Package, NotFeatErrorElseBodyIsListedAsARefusal) {
