@@ -86,7 +86,9 @@ std::string FunctionNameBefore(const std::vector<Token>& code, size_t close, std
   const Token& name = code[open - 1];
   std::string_view s = name.Spelling(contents);
   static const std::set<std::string_view> kControl = {"if", "for", "while", "switch", "catch",
-                                                      "return", "sizeof", "alignof", "decltype"};
+                                                      "return", "sizeof", "alignof", "decltype",
+                                                      // `if constexpr (...) {`, not a function
+                                                      "constexpr", "static_assert", "noexcept", "requires"};
   if (name.kind != Token::Kind::kIdentifier && name.kind != Token::Kind::kKeyword) return "";
   if (kControl.count(s) || AttributeMacros().count(s)) return "";
   std::string full(s);

@@ -92,12 +92,17 @@ std::string CalleeName(CXCursor c, std::vector<CXCursor>& args) {
   return name;
 }
 
+}  // namespace
+
 bool IsCheckName(std::string_view name) {
+  if (name == "assert") return false;
   std::string upper;
   for (char ch : name) upper += static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));
   return upper.find("CHECK") != std::string::npos || upper.find("ASSERT") != std::string::npos ||
          upper.find("REQUIRE") != std::string::npos || upper.find("ENSURE") != std::string::npos;
 }
+
+namespace {
 
 // CHECK_EQ(a, b) and friends: the comparison the suffix names.
 std::optional<CXBinaryOperatorKind> CheckSuffix(std::string_view name) {

@@ -30,6 +30,13 @@ Result<std::vector<Finding>> FindRuntimeGates(const std::string& file, std::stri
 // cc, computecapability, ... (runtime_gates.cc has the list). Every accepted name contains one
 // of CapabilityNeedles(), which the byte prefilter searches for.
 bool IsCapabilityName(std::string_view name);
+
+// Whether a call or macro named so checks its argument and fails when false: TORCH_CHECK,
+// TVM_FFI_ICHECK_EQ, FLASHINFER_ASSERT, ... `assert` itself is left out: it is compiled away under
+// NDEBUG, which release wheels and JIT builds define, so it checks the authors' own
+// configurations, never a user's GPU (FlashInfer's `assert(sm_version < 90 && "Invalid cutlass
+// GEMM config")` inside a toString).
+bool IsCheckName(std::string_view name);
 const std::vector<std::string_view>& CapabilityNeedles();
 // The normal forms IsCapabilityName accepts (lowercase, no '_', no m prefix).
 const std::vector<std::string_view>& CapabilityNames();

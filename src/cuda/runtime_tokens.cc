@@ -19,12 +19,6 @@ std::string Upper(std::string_view s) {
   return out;
 }
 
-bool IsCheckMacro(std::string_view name) {
-  const std::string upper = Upper(name);
-  return upper.find("CHECK") != std::string::npos || upper.find("ASSERT") != std::string::npos ||
-         upper.find("REQUIRE") != std::string::npos || upper.find("ENSURE") != std::string::npos;
-}
-
 bool IsErrorCall(std::string_view name) {
   const std::string upper = Upper(name);
   return upper.find("THROW") != std::string::npos || upper.find("UNREACHABLE") != std::string::npos ||
@@ -300,7 +294,7 @@ class TokenScan {
     CollectBound();
     for (size_t i = 0; i < v_.t.size(); ++i) {
       if (v_.Is(i, "if") && !v_.Is(i - 1, "else")) Chain(i);
-      else if (v_.IsIdent(i) && IsCheckMacro(v_.Text(i)) && v_.Is(i + 1, "(")) CheckMacro(i);
+      else if (v_.IsIdent(i) && IsCheckName(v_.Text(i)) && v_.Is(i + 1, "(")) CheckMacro(i);
     }
     return std::move(findings_);
   }
@@ -382,7 +376,7 @@ class TokenScan {
     while (k < e && (v_.IsIdent(k) || v_.Is(k, "::"))) last = v_.IsIdent(k) ? v_.Text(k) : last, ++k;
     if (last.empty() || !v_.Is(k, "(")) return false;
     if (IsErrorCall(last)) return true;
-    return IsCheckMacro(last) && (v_.Is(k + 1, "false") || v_.Is(k + 1, "0")) && (v_.Is(k + 2, ",") || v_.Is(k + 2, ")"));
+    return IsCheckName(last) && (v_.Is(k + 1, "false") || v_.Is(k + 1, "0")) && (v_.Is(k + 2, ",") || v_.Is(k + 2, ")"));
   }
 
   // if (c1) s1 else if (c2) s2 ... [else sN]

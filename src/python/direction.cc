@@ -94,6 +94,26 @@ bool StatementIndex::BlockRefuses(size_t k) const {
   return true;
 }
 
+// CUTLASS's `if cc in [90, 100]: logger.warning("Reverting to SM80-tagged kernels") ...`: a
+// body that opens with a warning is a workaround for the arches it names; the others carry on
+// along the main path, so neither side is an exclusion.
+bool StatementIndex::BlockWarnsFirst(size_t k) const {
+  const size_t colon = HeaderColon(k);
+  if (colon == std::string_view::npos) return false;
+  size_t a = colon + 1, b = lines_[k].last;
+  if (a >= b) {
+    const size_t first = k + 1;
+    if (first >= BlockEnd(k)) return false;
+    a = lines_[first].first;
+    b = lines_[first].last;
+  }
+  for (size_t i = a; i + 1 < b && (ts_.IsName(i) || ts_.Is(i, ".")); ++i) {
+    const std::string_view t = ts_.Text(i);
+    if ((t == "warning" || t == "warn") && ts_.Is(i + 1, "(")) return true;
+  }
+  return false;
+}
+
 bool StatementIndex::IsLogging(size_t a, size_t b) const {
   for (size_t i = a; i < b && (ts_.IsName(i) || ts_.Is(i, ".")); ++i) {
     const std::string_view t = ts_.Text(i);
@@ -106,6 +126,7 @@ bool StatementIndex::IsLogging(size_t a, size_t b) const {
 // (an else that does not refuse, or code after a body that returns).
 Branch StatementIndex::IfBranch(size_t k) const {
   if (BlockRefuses(k)) return Branch::kRefuse;
+  if (BlockWarnsFirst(k)) return Branch::kFallback;
   const int depth = lines_[k].depth;
   size_t j = BlockEnd(k);
   while (j < lines_.size() && lines_[j].depth == depth && ts_.Is(lines_[j].first, "elif")) j = BlockEnd(j);

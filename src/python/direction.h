@@ -47,6 +47,7 @@ class StatementIndex {
  private:
   bool Negated(size_t cond_begin, size_t first, size_t last) const;
   bool IsLogging(size_t a, size_t b) const;  // logger.warning(...), warnings.warn(...), print(...)
+  bool BlockWarnsFirst(size_t k) const;       // the block headed by line `k` opens with a warning
   Branch IfBranch(size_t k) const;
 
   const TokenStream& ts_;

@@ -1,6 +1,8 @@
 #include "python/package.h"
 
 #include <algorithm>
+#include <set>
+#include <tuple>
 
 #include <fmt/format.h>
 
@@ -231,6 +233,21 @@ PackageModel::Value PackageModel::EvaluateDef(DefRef ref, const std::vector<Lite
   in_progress_[key] = false;
   if (cacheable) cache_[key] = v;
   return v;
+}
+
+void PackageModel::DropBoundComparisons(std::vector<Finding>& findings, const std::vector<Finding>& resolved) {
+  std::set<std::tuple<std::string, int, int>> bound;
+  for (const Finding& f : resolved) {
+    if (f.details.value("shape", "") != "bound-condition") continue;
+    const auto& via = f.details["via"];
+    if (!via.is_array()) continue;
+    for (const auto& place : via) {  // `not (is_sm90 or is_sm8x)`: every comparison it went through
+      bound.emplace(place.value("file", ""), place.value("line", 0), place.value("column", 0));
+    }
+  }
+  std::erase_if(findings, [&](const Finding& f) {
+    return f.kind == "python-gate" && bound.count({f.file, f.line, f.column}) > 0;
+  });
 }
 
 std::vector<Finding> PackageModel::BranchFindings() {

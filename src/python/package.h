@@ -28,6 +28,12 @@ class PackageModel {
 
   size_t predicate_count() const;
 
+  // Drops from `findings` the comparisons bound to a local name (`is_sm100 = cc in ((10, 0),)`)
+  // that some branch in `resolved` uses: the assignment means what its uses do, and a use that
+  // is a fallback keeps nobody out. (A predicate def's own comparison stays: it is the one place
+  // to patch for all its callers.)
+  static void DropBoundComparisons(std::vector<Finding>& findings, const std::vector<Finding>& resolved);
+
  private:
   struct Value {
     std::vector<Tri> holds;

@@ -125,7 +125,9 @@ class AuditRun {
       definitions_.merge(r.definitions);
       rescanned_.insert(r.rescanned.begin(), r.rescanned.end());
     }
-    for (Finding& f : python::PackageModel(std::move(modules), arches_).BranchFindings()) {
+    std::vector<Finding> resolved = python::PackageModel(std::move(modules), arches_).BranchFindings();
+    python::PackageModel::DropBoundComparisons(report.findings, resolved);
+    for (Finding& f : resolved) {
       if (ExcludesTarget(f, target_, others_)) report.findings.push_back(std::move(f));
     }
     SortFindings(report.findings);

@@ -131,6 +131,23 @@ TEST(ScanFileGates, ScopeIsTheEnclosingFunction) {
   EXPECT_EQ((*found)[0].scope, "Runner::launch");
 }
 
+// torch's CUDALoops.cuh and nvshmem's reduce.cuh hold gates inside `if constexpr (...) {`: the
+// scope is the function around it, not a function called "constexpr".
+TEST(ScanFileGates, ScopeSkipsIfConstexpr) {
+  std::string text =
+      "template <int N> __device__ void vectorized_copy(float* x) {\n"
+      "  if constexpr (N > 1) {\n"
+      "#if __CUDA_ARCH__ / 100 == 9 || __CUDA_ARCH__ / 100 == 10\n"
+      "    x[0] = 1;\n"
+      "#endif\n"
+      "  }\n"
+      "}\n";
+  Result<std::vector<Finding>> found = ScanFileGates("c.cuh", text, arch::AllArches(), {});
+  ASSERT_TRUE(found.ok());
+  ASSERT_EQ(found->size(), 1u);
+  EXPECT_EQ((*found)[0].scope, "vectorized_copy");
+}
+
 TEST(ScanFileGates, DefineOnTheCommandLineFixesAMacro) {
   std::string text = "#if defined(USE_SM90) && __CUDA_ARCH__ >= 900\nint x;\n#endif\n";
   cuda::MacroEnv env;
