@@ -3,6 +3,7 @@
 #include <gelf.h>
 #include <libelf.h>
 
+#include <algorithm>
 #include <cstring>
 #include <string>
 #include <string_view>
@@ -78,8 +79,18 @@ class HostElfReader {
       if (s.name == ".nvFatBinSegment" && s.has_bytes()) ReadWrappers(s);
     }
     if (scan_rodata) {
+      // libcufft (CUDA 13 wheels): 286 MB, one 672-byte fatbin with an sm_75 cubin, and NVRTC
+      // linked in or loaded by name (no DT_NEEDED, no import): its kernels are built at run time.
+      // Only a library with next to no device code of its own counts as such; torch names
+      // libnvrtc too, for a few kernels, beside hundreds of megabytes of prebuilt ones.
+      size_t fatbin_bytes = 0;
+      for (const HostSection& s : sections_) fatbin_bytes += s.is_fatbin_section() ? s.size : 0;
+      const bool tiny_device_code = fatbin_bytes < kTinyDeviceCode;
       for (const HostSection& s : sections_) {
         if (IsReadOnlyData(s)) ScanForMagic(s);
+        if (tiny_device_code && (IsReadOnlyData(s) || (s.name == ".strtab" && s.has_bytes()))) {
+          AddRuntimeCompilers(Bytes(s));
+        }
       }
     }
   }
@@ -99,15 +110,32 @@ class HostElfReader {
     return false;
   }
 
+  static constexpr size_t kTinyDeviceCode = 64 * 1024;
+  static constexpr std::string_view kRuntimeCompilerNames[] = {
+      "libnvJitLink", "libnvrtc", "libnvptxcompiler", "nvJitLinkCreate", "nvrtcCompileProgram",
+      "nvPTXCompilerCompile", "cuLinkCreate"};
+
   // The runtime compilers the dynamic string table names: DT_NEEDED libraries and imported calls.
   static std::vector<std::string> RuntimeCompilers(std::span<const uint8_t> dynstr) {
-    static constexpr std::string_view kNames[] = {"libnvJitLink", "libnvrtc", "libnvptxcompiler", "nvJitLinkCreate",
-                                                 "nvrtcCompileProgram", "nvPTXCompilerCompile", "cuLinkCreate"};
     std::vector<std::string> found;
-    for (std::string_view name : kNames) {
+    for (std::string_view name : kRuntimeCompilerNames) {
       if (memmem(dynstr.data(), dynstr.size(), name.data(), name.size())) found.emplace_back(name);
     }
     return found;
+  }
+
+  // Adds the runtime compilers whose entry points other string data names (each once). Not
+  // cuLinkCreate: the static CUDA runtime in every nvcc-built library holds the whole driver
+  // API's names.
+  void AddRuntimeCompilers(std::span<const uint8_t> strings) {
+    static constexpr std::string_view kEntryPoints[] = {"nvrtcCompileProgram", "nvJitLinkCreate",
+                                                        "nvPTXCompilerCompile"};
+    file_.bytes_read += strings.size();
+    for (std::string_view name : kEntryPoints) {
+      auto& have = file_.runtime_compilers;
+      if (std::find(have.begin(), have.end(), name) != have.end()) continue;
+      if (memmem(strings.data(), strings.size(), name.data(), name.size())) have.emplace_back(name);
+    }
   }
 
   static bool IsReadOnlyData(const HostSection& s) {

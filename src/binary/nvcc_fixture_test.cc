@@ -1,6 +1,7 @@
 // Reads binaries nvcc 13 builds for known -gencode sets and checks the images and verdicts
 // against those sets, as `cuobjdump --list-elf --list-ptx` would name them.
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <iterator>
 
@@ -72,6 +73,27 @@ TEST(NvccFixtures, FamilyImagesRunAcrossTheirFamily) {
   EXPECT_EQ(Verdict(f, "sm_121"), "native sm_120f");
   EXPECT_EQ(Verdict(f, "sm_110"), "no-image");  // compute_100f PTX stays in family 10.x
   EXPECT_EQ(Verdict(f, "sm_90"), "no-image");
+}
+
+// libcufft in CUDA 13 wheels: one sm_75 cubin, and NVRTC named only in its string data (linked
+// in or loaded by name). Its kernels are built at run time: not "no-image" on sm_120.
+TEST(NvccFixtures, AnOldCubinBesideRuntimeCompilerNamesIsRuntimeBuilt) {
+  REQUIRE_NVCC();
+  const std::filesystem::path names = testing::CacheDir() / "nvrtc_names.c";
+  std::ofstream(names) << "__attribute__((used)) const char kCompile[] = \"nvrtcCompileProgram\";\n";
+  const std::string so = SharedObject("oldcubin_nvrtc", "-gencode arch=compute_75,code=sm_75 " + names.string());
+  EXPECT_EQ(Verdict(Read(so), "sm_120"), "no-image");  // the first, cheap read sees no compiler
+  ReadOptions deeper;
+  deeper.scan_rodata = true;  // what binary::Scan does before calling a CUDA file uncovered
+  Result<BinaryFile> f = ReadBinaryFile(so, deeper);
+  ASSERT_TRUE(f.ok());
+  EXPECT_EQ(f->runtime_compilers, Names{"nvrtcCompileProgram"});
+  EXPECT_EQ(Verdict(*f, "sm_120"), "runtime-built");
+  // Without the names, the same cubin stays no-image however deep the read: the static CUDA
+  // runtime's own strings (cuLinkCreate among the driver API's names) are no runtime compiler.
+  Result<BinaryFile> g = ReadBinaryFile(SharedObject("oldcubin", "-gencode arch=compute_75,code=sm_75"), deeper);
+  ASSERT_TRUE(g.ok());
+  EXPECT_EQ(Verdict(*g, "sm_120"), "no-image");
 }
 
 TEST(NvccFixtures, PtxOnlyBinaryIsJitCompiledEverywhereNewer) {
