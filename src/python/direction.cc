@@ -48,6 +48,49 @@ size_t StatementIndex::BlockEnd(size_t k) const {
   return j;
 }
 
+bool StatementIndex::BlockReturns(size_t k) const {
+  const size_t colon = HeaderColon(k);
+  if (colon == std::string_view::npos) return false;
+  if (colon + 1 < lines_[k].last) return ts_.Is(colon + 1, "return");
+  size_t last_statement = lines_.size();
+  for (size_t j = k + 1; j < BlockEnd(k); ++j) {
+    if (lines_[j].depth == lines_[k].depth + 1) last_statement = j;
+  }
+  return last_statement < lines_.size() && ts_.Is(lines_[last_statement].first, "return");
+}
+
+// An `if` and its `elif`s; and, when every branch returns, the `if`s right after it
+// (`if is_sm120: return "sparse"` then `if is_sm100: return "trtllm-gen"` is one dispatch).
+std::vector<std::vector<std::pair<int, int>>> StatementIndex::ConditionedChains() const {
+  std::vector<std::vector<std::pair<int, int>>> chains;
+  auto header = [&](size_t k) {
+    const size_t colon = HeaderColon(k);
+    const size_t end = colon == std::string_view::npos ? lines_[k].last - 1 : colon;
+    return std::make_pair(ts_.tokens[lines_[k].first].line, ts_.tokens[end].line);
+  };
+  auto is_sibling = [&](size_t j, size_t k, const char* word) {
+    return j < lines_.size() && lines_[j].depth == lines_[k].depth && ts_.Is(lines_[j].first, word);
+  };
+  for (size_t k = 0; k < lines_.size(); ++k) {
+    if (!ts_.Is(lines_[k].first, "if")) continue;
+    std::vector<std::pair<int, int>> chain;
+    size_t j = k;
+    while (true) {  // one if-elif statement per round
+      bool returns = true;
+      chain.push_back(header(j));
+      returns &= BlockReturns(j);
+      for (j = BlockEnd(j); is_sibling(j, k, "elif"); j = BlockEnd(j)) {
+        chain.push_back(header(j));
+        returns &= BlockReturns(j);
+      }
+      if (!returns || is_sibling(j, k, "else") || !is_sibling(j, k, "if")) break;
+    }
+    if (chain.size() > 1) chains.push_back(std::move(chain));
+    if (j > k + 1) k = j - 1;  // the ifs taken into this chain start none of their own
+  }
+  return chains;
+}
+
 bool StatementIndex::IsRefusal(size_t a, size_t b) const {
   if (a >= b) return false;
   if (ts_.Is(a, "raise") || ts_.Is(a, "continue")) return true;
@@ -179,6 +222,13 @@ GateDirection StatementIndex::DirectionOf(size_t first, size_t last) const {
   }
   if (ts_.Is(l.first, "assert")) {
     d.negated = Negated(l.first + 1, first, last);
+    return d;
+  }
+  // `config(allow_kv_subtile=arch // 10 in [10, 11])`: a flag handed to a callee, which goes on
+  // either way (flash-attention's block-sparse config); not a branch that keeps anyone out.
+  if (first >= 3 && ts_.Is(first - 1, "=") && ts_.IsName(first - 2) && (ts_.Is(first - 3, "(") || ts_.Is(first - 3, ",")) &&
+      (ts_.Is(last, ",") || ts_.Is(last, ")"))) {
+    d.branch = Branch::kFallback;
     return d;
   }
   // `a if gate else b`: both sides are working paths.

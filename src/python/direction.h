@@ -5,6 +5,7 @@
 #pragma once
 
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "python/syntax.h"
@@ -43,6 +44,11 @@ class StatementIndex {
   bool BlockRefuses(size_t k) const;
   // The line after the block headed by line `k`.
   size_t BlockEnd(size_t k) const;
+  // Whether the block headed by line `k` ends in `return`.
+  bool BlockReturns(size_t k) const;
+  // Each `if` with one or more `elif`s (and the `if`s after it when every branch returns): the
+  // physical lines of every conditioned header, in order.
+  std::vector<std::vector<std::pair<int, int>>> ConditionedChains() const;
 
  private:
   bool Negated(size_t cond_begin, size_t first, size_t last) const;

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "python/chains.h"
 #include "python/direction.h"
 #include "python/syntax.h"
 #include "python/verdict.h"
@@ -79,6 +80,7 @@ struct ModuleSummary {
   std::vector<PredicateDef> predicates;
   std::vector<ImportBinding> imports;
   std::vector<CallSite> calls;
+  std::vector<BranchChain> chains;  // if/elif chains, for python::MarkChainSiblings
 };
 
 struct Gate;  // recognizer.h

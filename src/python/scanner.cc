@@ -132,6 +132,7 @@ Result<ScannedModule> ScanPythonModule(const std::string& file, std::string_view
   }
   SortFindings(out.findings);
   out.summary = SummarizeModule(file, ts, lines, gates, arches);
+  out.summary.chains = FindChains(statements, out.findings, arches.size());
   spdlog::debug("python: {}: {} tokens, {} gates, {} predicates", file, ts.tokens.size(), out.findings.size(),
                 out.summary.predicates.size());
   return out;

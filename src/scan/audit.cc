@@ -125,8 +125,16 @@ class AuditRun {
       definitions_.merge(r.definitions);
       rescanned_.insert(r.rescanned.begin(), r.rescanned.end());
     }
+    std::map<std::string, std::vector<python::BranchChain>> chains;
+    for (python::ModuleSummary& m : modules) {
+      if (!m.chains.empty()) chains[m.file] = std::move(m.chains);
+    }
     std::vector<Finding> resolved = python::PackageModel(std::move(modules), arches_).BranchFindings();
     python::PackageModel::DropBoundComparisons(report.findings, resolved);
+    python::MarkChainSiblings(chains, report.findings, resolved);
+    std::erase_if(report.findings, [&](const Finding& f) {  // a module's own findings, marked again
+      return f.kind == "python-gate" && !ExcludesTarget(f, target_, others_);
+    });
     for (Finding& f : resolved) {
       if (ExcludesTarget(f, target_, others_)) report.findings.push_back(std::move(f));
     }
