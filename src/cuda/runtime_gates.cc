@@ -4,6 +4,7 @@
 #include <atomic>
 #include <cctype>
 #include <functional>
+#include <map>
 #include <optional>
 #include <set>
 #include <tuple>
@@ -477,6 +478,20 @@ std::string BlankIrrelevantBodies(std::string_view contents, const std::vector<T
   return out;
 }
 
+// A configuration's own code (a `CutlassGemmConfig` constructor, its `toString`), or a check of
+// the SM a configuration was made for (`inputs.gemm_config.sm_version == 80`), tests a config,
+// not the device: TensorRT-LLM's sanity checks, no gate.
+bool IsConfigSanityCheck(const Finding& f) {
+  auto upper = [](std::string_view s) {
+    std::string out;
+    for (char c : s) out += static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+    return out;
+  };
+  const size_t colons = f.scope.rfind("::");
+  if (colons != std::string::npos && upper(f.scope.substr(0, colons)).find("CONFIG") != std::string::npos) return true;
+  return upper(f.text).find("CONFIG") != std::string::npos;
+}
+
 Result<std::vector<Finding>> FindRuntimeGates(const std::string& file, std::string_view contents,
                                               const std::vector<arch::Arch>& arches) {
   Result<std::vector<Token>> tokens = ThreadLexer().Tokenize(file, contents);
@@ -506,13 +521,25 @@ Result<std::vector<Finding>> FindRuntimeGates(const std::string& file, std::stri
   }
   // The bodies clang dropped (unresolved types) and constants from the package's headers: read
   // from tokens; a line clang already reported keeps clang's finding.
+  // The token pass also reads the if/else-if arms around each check (which arm the arch takes,
+  // whether the check is reached): clang's finding on the same line takes those marks.
   std::vector<Finding> found = std::move(walk.findings);
-  std::set<int> lines;
-  for (const Finding& f : found) lines.insert(f.line);
+  std::map<int, size_t> by_line;
+  for (size_t k = 0; k < found.size(); ++k) by_line.emplace(found[k].line, k);
   const ConstantLookup constants(file, ReadFileConstants(file, contents, tokens));
+  const size_t from_clang = found.size();
   for (Finding& f : FindRuntimeGatesInTokens(file, contents, arches, tokens, constants)) {
-    if (lines.insert(f.line).second) found.push_back(std::move(f));
+    auto it = by_line.find(f.line);
+    if (it == by_line.end()) {
+      by_line.emplace(f.line, found.size());
+      found.push_back(std::move(f));
+    } else if (it->second < from_clang) {
+      for (const char* key : {"earlier_verdict", "enclosing_verdict"}) {
+        if (f.details.contains(key)) found[it->second].details[key] = f.details[key];
+      }
+    }
   }
+  std::erase_if(found, IsConfigSanityCheck);
   std::stable_sort(found.begin(), found.end(), [](const Finding& a, const Finding& b) {
     return std::tie(a.line, a.column) < std::tie(b.line, b.column);
   });

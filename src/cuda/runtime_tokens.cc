@@ -379,9 +379,46 @@ class TokenScan {
     return IsCheckName(last) && (v_.Is(k + 1, "false") || v_.Is(k + 1, "0")) && (v_.Is(k + 2, ",") || v_.Is(k + 2, ")"));
   }
 
+  // One arm of an if/else-if chain: its condition [a, b), its statement [s, e), the condition's
+  // truth per arch (empty when it compares no capability), whether the statement refuses.
+  struct Arm {
+    size_t a, b, s, e;
+    std::vector<Tri> truth = {};
+    bool refuses = false;
+  };
+
+  std::vector<Tri> Truth(size_t a, size_t b) {
+    std::vector<Tri> truth;
+    bool compared = false;
+    std::vector<std::pair<std::string, NamedConstant>> used;
+    std::vector<std::string> bound_used;
+    for (const arch::Arch& arch : arches_) {
+      Evaluator e(v_, arch, bound_, constants_, used, bound_used);
+      Val x = e.Eval(a, b);
+      compared |= e.compared;
+      truth.push_back(x.kind == Val::Kind::kTri ? x.t : Tri::kUnknown);
+    }
+    return compared ? truth : std::vector<Tri>{};
+  }
+
+  // Per arch, whether an arm of `chain` other than `self` takes it (true there, not refusing):
+  // `else if (sm_ >= 80 && sm_ < 90)` keeps sm_120 out only if no later `else if (sm_ >= 90)` takes it.
+  nlohmann::ordered_json OtherArmTaken(const std::vector<Arm>& chain, size_t self) const {
+    nlohmann::ordered_json taken = nlohmann::ordered_json::object();
+    bool any = false;
+    for (size_t k = 0; k < arches_.size(); ++k) {
+      bool other = false;
+      for (size_t j = 0; j < chain.size(); ++j) {
+        other |= j != self && !chain[j].refuses && k < chain[j].truth.size() && chain[j].truth[k] == Tri::kTrue;
+      }
+      taken[arches_[k].name()] = other ? "true" : "false";
+      any |= other;
+    }
+    return any ? taken : nlohmann::ordered_json();
+  }
+
   // if (c1) s1 else if (c2) s2 ... [else sN]
   void Chain(size_t i) {
-    struct Arm { size_t a, b, s, e; };
     std::vector<Arm> arms;
     std::optional<std::pair<size_t, size_t>> otherwise;
     size_t k = i;
@@ -401,10 +438,43 @@ class TokenScan {
       break;
     }
     const bool else_refuses = otherwise && Refuses(otherwise->first, otherwise->second);
-    for (const Arm& arm : arms) {
-      if (Refuses(arm.s, arm.e)) Record({arm.a, arm.b, 0, 0, 0, 0, "", true, "if-refuse", ""});
-      else if (else_refuses) Record({arm.a, arm.b, 0, 0, 0, 0, "", false, "dispatch", ""});
+    for (Arm& arm : arms) {
+      arm.truth = Truth(arm.a, arm.b);
+      arm.refuses = Refuses(arm.s, arm.e);
     }
+    for (size_t k = 0; k < arms.size(); ++k) {
+      const Arm& arm = arms[k];
+      const size_t before = findings_.size();
+      if (arm.refuses) Record({arm.a, arm.b, 0, 0, 0, 0, "", true, "if-refuse", ""});
+      else if (else_refuses) Record({arm.a, arm.b, 0, 0, 0, 0, "", false, "dispatch", ""});
+      if (findings_.size() > before) {
+        if (nlohmann::ordered_json taken = OtherArmTaken(arms, k); !taken.is_null()) {
+          findings_.back().details["earlier_verdict"] = std::move(taken);  // another arm of the chain is taken
+        }
+      }
+    }
+    for (Arm& arm : arms) {
+      if (!arm.truth.empty()) arms_.push_back(std::move(arm));
+    }
+  }
+
+  // Per arch, whether the code at token `t` is reached through the capability tests of the if
+  // arms around it: `TLLM_CHECK(sm_ == 89)` inside `else if (sm_ >= 80 && sm_ < 90) {` is never
+  // reached on sm_120. Null when no such arm encloses it.
+  nlohmann::ordered_json EnclosingVerdict(size_t t) const {
+    std::vector<Tri> reached(arches_.size(), Tri::kTrue);
+    bool enclosed = false;
+    for (const Arm& arm : arms_) {
+      if (!(arm.s <= t && t < arm.e)) continue;
+      enclosed = true;
+      for (size_t k = 0; k < reached.size(); ++k) {
+        if (arm.truth[k] == Tri::kFalse) reached[k] = Tri::kFalse;
+      }
+    }
+    if (!enclosed) return nullptr;
+    nlohmann::ordered_json out = nlohmann::ordered_json::object();
+    for (size_t k = 0; k < arches_.size(); ++k) out[arches_[k].name()] = reached[k] == Tri::kFalse ? "false" : "true";
+    return out;
   }
 
   void CheckMacro(size_t i) {
@@ -479,6 +549,7 @@ class TokenScan {
       via.push_back({{"file", c.file}, {"line", c.line}, {"column", c.column}, {"text", c.text}, {"name", name}});
     }
     if (!via.empty()) f.details["via"] = std::move(via);
+    if (nlohmann::ordered_json reached = EnclosingVerdict(g.a); !reached.is_null()) f.details["enclosing_verdict"] = std::move(reached);
     findings_.push_back(std::move(f));
   }
 
@@ -490,6 +561,7 @@ class TokenScan {
   std::vector<FunctionBody> bodies_;
   const ConstantLookup& constants_;
   std::map<std::string, Bound, std::less<>> bound_;
+  std::vector<Arm> arms_;  // the capability-testing if arms seen so far (an arm precedes its body)
   std::vector<Finding> findings_;
 };
 

@@ -233,6 +233,17 @@ size_t Recognizer::SmArithmetic(const LogicalLine& line, size_t i, size_t j, Pro
   return j + 2;
 }
 
+// `for kernel_cc in _generator_ccs:` (CUTLASS's generator) and `[k for sm in SMS]` iterate over
+// a list; the `in` there tests nothing.
+bool Recognizer::IsLoopTarget(const LogicalLine& line, size_t i) const {
+  for (size_t k = i; k-- > line.first;) {
+    if (ts_.Is(k, "for")) return true;
+    if (!ts_.IsName(k) && !ts_.Is(k, ",") && !ts_.Is(k, "(") && !ts_.Is(k, ")")) return false;
+    if (IsKeyword(ts_.Text(k))) return false;
+  }
+  return false;
+}
+
 bool Recognizer::TryComparison(const LogicalLine& line, size_t i, std::vector<Gate>& out) {
   if (!ts_.IsName(i) || (i > line.first && ts_.Is(i - 1, "."))) return false;
   size_t j = PrimaryEnd(ts_, i, line.last);
@@ -241,6 +252,7 @@ bool Recognizer::TryComparison(const LogicalLine& line, size_t i, std::vector<Ga
   Compare op{};
   const size_t lit_at = CompareOpAt(j, line.last, op);
   if (lit_at == 0 || IsKeyword(ts_.Text(i))) return false;
+  if (op == Compare::kIn && IsLoopTarget(line, i)) return false;
   size_t next = 0;
   std::optional<Literal> lit = ParseLiteral(ts_, lit_at, line.last, next, &bindings_);
   if (!lit || lit->kind == LiteralKind::kNone || !EndsExpression(next, line.last)) return false;

@@ -47,6 +47,7 @@ class Recognizer {
   Provenance ClassifyPrimary(const LogicalLine& line, size_t i, size_t j, std::string& last_name) const;
   void FindComparisons(const LogicalLine& line);
   size_t SmArithmetic(const LogicalLine& line, size_t i, size_t j, Provenance& p) const;
+  bool IsLoopTarget(const LogicalLine& line, size_t i) const;
   bool TryComparison(const LogicalLine& line, size_t i, std::vector<Gate>& out);
   bool TryReversedComparison(const LogicalLine& line, size_t i, std::vector<Gate>& out);
   size_t CompareOpAt(size_t j, size_t end, Compare& op) const;

@@ -112,6 +112,21 @@ Finding ToFinding(const std::string& file, const TokenStream& ts, const Gate& g,
   return f;
 }
 
+// A module-level capability list is reported where the module uses it (those findings carry
+// `via` to it); a private one that nothing here compares against is no gate (CUTLASS's
+// `_generator_ccs`, only iterated). A public one stays: other modules may import it.
+void DropModuleLists(std::vector<Finding>& findings) {
+  std::set<int> used;
+  for (const Finding& f : findings) {
+    auto via = f.details.find("via");
+    if (via != f.details.end() && via->is_array() && !via->empty()) used.insert((*via)[0].value("line", 0));
+  }
+  std::erase_if(findings, [&](const Finding& f) {
+    if (!f.scope.empty() || f.details.value("shape", "") != "assignment") return false;
+    return used.count(f.line) > 0 || f.details.value("name", "").starts_with("_");
+  });
+}
+
 }  // namespace
 
 Result<ScannedModule> ScanPythonModule(const std::string& file, std::string_view contents,
@@ -130,6 +145,7 @@ Result<ScannedModule> ScanPythonModule(const std::string& file, std::string_view
     const GateDirection direction = IsBranchShape(g) ? statements.DirectionOf(g.first_token, g.last_token) : GateDirection{};
     out.findings.push_back(ToFinding(file, ts, g, arches, direction));
   }
+  DropModuleLists(out.findings);
   SortFindings(out.findings);
   out.summary = SummarizeModule(file, ts, lines, gates, arches);
   out.summary.chains = FindChains(statements, out.findings, arches.size());

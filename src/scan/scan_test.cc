@@ -1,6 +1,7 @@
 // Fixture-driven tests: every file under tests/fixtures/cuda carries its expected findings as
 // `expect: KIND arch=verdict ...` comments on the line each finding points at.
 #include "scan/scan.h"
+#include "scan/audit.h"
 
 #include <filesystem>
 #include <fstream>
@@ -146,6 +147,45 @@ TEST(ScanFileGates, ScopeSkipsIfConstexpr) {
   ASSERT_TRUE(found.ok());
   ASSERT_EQ(found->size(), 1u);
   EXPECT_EQ((*found)[0].scope, "vectorized_copy");
+}
+
+// TensorRT-LLM's MoE GEMM dispatch (as FlashInfer vendors it): an arm sm_120 is false at keeps it
+// out only if no other arm takes it; a check inside an arm sm_120 never enters is not reached;
+// a configuration's own sanity checks test the config, not the device.
+TEST(ScanFileGates, RuntimeDispatchArmsEnclosingArmsAndConfigChecks) {
+  std::string text =
+      "void dispatch(int sm_) {\n"
+      "  if (sm_ >= 75 && sm_ < 80) {\n"
+      "    run_sm75();\n"
+      "  } else if (sm_ >= 80 && sm_ < 90) {\n"
+      "    TLLM_CHECK_WITH_INFO(sm_ == 89, \"fp8 needs sm89\");\n"
+      "    run_sm80();\n"
+      "  } else if (sm_ >= 90) {\n"
+      "    run_sm90();\n"
+      "  } else {\n"
+      "    TLLM_THROW(\"unsupported SM\");\n"
+      "  }\n"
+      "}\n"
+      "CutlassGemmConfig::CutlassGemmConfig(int sm_version) {\n"
+      "  TLLM_CHECK_WITH_INFO(sm_version >= 100 && sm_version < 120, \"Expected SM 10x version\");\n"
+      "}\n"
+      "void run(const Inputs& inputs, int sm) {\n"
+      "  TLLM_CHECK_WITH_INFO(inputs.gemm_config.sm_version == 80, \"SM80 fallback config\");\n"
+      "  TLLM_CHECK_WITH_INFO(sm == 90, \"Hopper only\");\n"
+      "}\n";
+  Result<std::vector<Finding>> found = ScanFileGates("moe.cu", text, arch::AllArches(), {});
+  ASSERT_TRUE(found.ok());
+  std::map<int, const Finding*> at;
+  for (const Finding& f : *found) at[f.line] = &f;
+  EXPECT_FALSE(at.count(14)) << "a config constructor's own check";
+  EXPECT_FALSE(at.count(17)) << "a check of the config's SM";
+  ASSERT_TRUE(at.count(18)) << "a device check beside them stays";
+  ASSERT_TRUE(at.count(4) && at.count(5));
+  const std::vector<std::string> others = {"sm_80", "sm_89", "sm_90"};
+  EXPECT_FALSE(ExcludesTarget(*at[4], "sm_120", others)) << "sm_120 takes the sm_ >= 90 arm";
+  EXPECT_FALSE(ExcludesTarget(*at[5], "sm_120", others)) << "sm_120 never enters the 80..90 arm";
+  EXPECT_TRUE(ExcludesTarget(*at[5], "sm_86", {"sm_89"})) << "sm_86 enters it and is refused";
+  EXPECT_EQ(at[4]->details["earlier_verdict"]["sm_86"], "false") << "sm_86 takes the 80..90 arm itself";
 }
 
 TEST(ScanFileGates, DefineOnTheCommandLineFixesAMacro) {
