@@ -392,8 +392,14 @@ class TokenScan {
     bool compared = false;
     std::vector<std::pair<std::string, NamedConstant>> used;
     std::vector<std::string> bound_used;
+    if (arches_.empty()) return truth;
+    {  // as in Record: most conditions read no capability
+      Evaluator probe(v_, arches_.front(), bound_, nullptr, used, bound_used);
+      probe.Eval(a, b);
+      if (!probe.saw_capability) return truth;
+    }
     for (const arch::Arch& arch : arches_) {
-      Evaluator e(v_, arch, bound_, constants_, used, bound_used);
+      Evaluator e(v_, arch, bound_, &constants_, used, bound_used);
       Val x = e.Eval(a, b);
       compared |= e.compared;
       truth.push_back(x.kind == Val::Kind::kTri ? x.t : Tri::kUnknown);
