@@ -73,41 +73,127 @@ std::string KernelName(const std::vector<Token>& code, size_t global, std::strin
   return "";
 }
 
-// The name before the parameter list whose ')' is at `close`, or "" when the braces are not a
-// function body (control flow, lambdas, initialisers).
-std::string FunctionNameBefore(const std::vector<Token>& code, size_t close, std::string_view contents) {
+// Index of the '(' matching the ')' at `close`, or `close` when there is none.
+size_t OpenParen(const std::vector<Token>& code, size_t close, std::string_view contents) {
   int depth = 0;
-  size_t open = close;
   for (size_t i = close + 1; i-- > 0;) {
     if (Is(code[i], contents, ")")) ++depth;
-    if (Is(code[i], contents, "(") && --depth == 0) { open = i; break; }
+    if (Is(code[i], contents, "(") && --depth == 0) return i;
   }
+  return close;
+}
+
+// `operator()`, `operator==`, `operator[]`, `operator bool` ending just before `open` (the
+// parameter list's '('): the index of the `operator` token and the name, or {open, ""}.
+std::pair<size_t, std::string> OperatorName(const std::vector<Token>& code, size_t open, std::string_view contents) {
+  for (size_t back = 2; back <= 3 && back <= open; ++back) {
+    if (!Is(code[open - back], contents, "operator")) continue;
+    std::string name = "operator";
+    for (size_t k = open - back + 1; k < open; ++k) {
+      const std::string_view part = code[k].Spelling(contents);
+      if (code[k].kind == Token::Kind::kIdentifier || code[k].kind == Token::Kind::kKeyword) name += ' ';
+      name += part;
+    }
+    return {open - back, name};
+  }
+  return {open, ""};
+}
+
+// The name before the parameter list whose ')' is at `close`, or "" when the braces are not a
+// function body (control flow, lambdas, initialisers). `operators`: operator() and the like too.
+std::string FunctionNameBefore(const std::vector<Token>& code, size_t close, std::string_view contents,
+                               bool operators) {
+  const size_t open = OpenParen(code, close, contents);
   if (open == close || open == 0) return "";
-  const Token& name = code[open - 1];
-  std::string_view s = name.Spelling(contents);
-  static const std::set<std::string_view> kControl = {"if", "for", "while", "switch", "catch",
-                                                      "return", "sizeof", "alignof", "decltype",
-                                                      // `if constexpr (...) {`, not a function
-                                                      "constexpr", "static_assert", "noexcept", "requires"};
-  if (name.kind != Token::Kind::kIdentifier && name.kind != Token::Kind::kKeyword) return "";
-  if (kControl.count(s) || AttributeMacros().count(s)) return "";
-  std::string full(s);
-  for (size_t k = open - 1; k >= 2 && Is(code[k - 1], contents, "::") &&
-                            code[k - 2].kind == Token::Kind::kIdentifier;
+  auto [first, full] = operators ? OperatorName(code, open, contents) : std::pair<size_t, std::string>{open, ""};
+  if (full.empty()) {
+    const Token& name = code[open - 1];
+    std::string_view s = name.Spelling(contents);
+    static const std::set<std::string_view> kControl = {"if", "for", "while", "switch", "catch",
+                                                        "return", "sizeof", "alignof", "decltype",
+                                                        // `if constexpr (...) {`, not a function
+                                                        "constexpr", "static_assert", "noexcept", "requires",
+                                                        "__device__", "__host__"};
+    if (name.kind != Token::Kind::kIdentifier && name.kind != Token::Kind::kKeyword) return "";
+    if (kControl.count(s) || AttributeMacros().count(s)) return "";
+    first = open - 1, full = std::string(s);
+  }
+  for (size_t k = first; k >= 2 && Is(code[k - 1], contents, "::") && code[k - 2].kind == Token::Kind::kIdentifier;
        k -= 2) {
     full = std::string(code[k - 2].Spelling(contents)) + "::" + full;
   }
   return full;
 }
 
-// Whether the '{' at `brace` opens a body of a function declared just before it.
-std::string BodyName(const std::vector<Token>& code, size_t brace, std::string_view contents) {
+// The index just past the specifiers between a parameter list's ')' and the body's '{' at
+// `brace`: `const`, `noexcept`, `mutable`, `-> T` (a trailing return type), ... `brace` itself
+// when there is no ')' to reach.
+size_t CloseBeforeBody(const std::vector<Token>& code, size_t brace, std::string_view contents) {
   static const std::set<std::string_view> kTrailing = {"const", "noexcept", "override", "final",
-                                                       "mutable", "volatile"};
+                                                       "mutable", "volatile", "constexpr", "__device__",
+                                                       "__host__"};
   size_t i = brace;
+  for (size_t k = brace; k > 0 && brace - k < 16; --k) {  // `-> T`: a short return type
+    const std::string_view s = code[k - 1].Spelling(contents);
+    if (s == "->") { i = k - 1; break; }
+    if (s == ";" || s == "{" || s == "}" || s == ")" || s == "=") break;
+  }
   while (i > 0 && kTrailing.count(code[i - 1].Spelling(contents))) --i;
+  return i;
+}
+
+// Whether the '{' at `brace` opens a body of a function declared just before it.
+std::string BodyName(const std::vector<Token>& code, size_t brace, std::string_view contents, bool operators) {
+  const size_t i = CloseBeforeBody(code, brace, contents);
   if (i == 0 || !Is(code[i - 1], contents, ")")) return "";
-  return FunctionNameBefore(code, i - 1, contents);
+  return FunctionNameBefore(code, i - 1, contents, operators);
+}
+
+// A lambda's body: `[captures](params) specifiers {`, `[captures] {`, `[=] __device__ (...) {`.
+// Its name is the variable it initialises (`auto pick = [&](int i) {`), else "lambda".
+std::string LambdaName(const std::vector<Token>& code, size_t brace, std::string_view contents) {
+  size_t i = CloseBeforeBody(code, brace, contents);
+  if (i > 0 && Is(code[i - 1], contents, ")")) {
+    i = OpenParen(code, i - 1, contents);
+    while (i > 0 && (Is(code[i - 1], contents, "__device__") || Is(code[i - 1], contents, "__host__"))) --i;
+  }
+  if (i == 0 || !Is(code[i - 1], contents, "]")) return "";
+  size_t open = i - 1;
+  for (int depth = 0; open-- > 0;) {
+    if (Is(code[open], contents, "]")) ++depth;
+    if (Is(code[open], contents, "[") && depth-- == 0) break;
+  }
+  if (open == static_cast<size_t>(-1)) return "";
+  // `a[i] {`, `new int[n] {` are no lambdas: an introducer follows an operator or punctuation
+  // (`=`, `(`, `,`, `{`, `;`), `return`, or nothing.
+  if (open > 0) {
+    const Token& before = code[open - 1];
+    const bool word = before.kind == Token::Kind::kIdentifier || before.kind == Token::Kind::kKeyword;
+    if ((word && !Is(before, contents, "return")) || Is(before, contents, "]") || Is(before, contents, ")")) return "";
+    if (open >= 2 && Is(before, contents, "=") && code[open - 2].kind == Token::Kind::kIdentifier) {
+      return std::string(code[open - 2].Spelling(contents));
+    }
+  }
+  return "lambda";
+}
+
+// `struct NAME ... {`, `class NAME ... {`, `union NAME ... {` (templates, bases and attributes
+// allowed before the brace): NAME, or "" for any other brace.
+std::string ClassName(const std::vector<Token>& code, size_t brace, std::string_view contents) {
+  for (size_t k = brace; k > 0 && brace - k < 64; --k) {
+    const Token& t = code[k - 1];
+    const std::string_view s = t.Spelling(contents);
+    if (s == ";" || s == "{" || s == "}" || s == ")") return "";
+    if (s != "struct" && s != "class" && s != "union") continue;
+    if (k >= 2 && Is(code[k - 2], contents, "enum")) return "";
+    for (size_t n = k; n < brace; ++n) {  // the first identifier after the key that is no attribute
+      if (code[n].kind != Token::Kind::kIdentifier) continue;
+      if (AttributeMacros().count(code[n].Spelling(contents))) continue;
+      return std::string(code[n].Spelling(contents));
+    }
+    return "";
+  }
+  return "";
 }
 
 }  // namespace
@@ -123,23 +209,46 @@ std::vector<KernelDecl> FindKernels(const std::vector<Token>& tokens, std::strin
   return kernels;
 }
 
-std::vector<FunctionBody> FindFunctionBodies(const std::vector<Token>& tokens, std::string_view contents) {
+std::vector<FunctionBody> FindFunctionBodies(const std::vector<Token>& tokens, std::string_view contents,
+                                             bool scopes) {
   std::vector<Token> code = CodeTokens(tokens, contents);
   std::vector<FunctionBody> bodies;
-  std::vector<int> open;     // per '{': index into bodies, or -1 for other braces
+  struct Open {
+    int body = -1;      // index into bodies, or -1
+    std::string klass;  // a class/struct/union body: its name
+  };
+  std::vector<Open> open;    // per '{'
   std::vector<int> holders;  // the bodies among `open`, innermost last
+  // "Outer::Inner" for the classes the brace at the top of `open` sits in, up to the innermost
+  // function (a local class's methods are "Local::m"); with `lambda_in`, the enclosing function's
+  // own name too, as a lambda's scope starts from it.
+  auto prefix = [&](bool lambda_in) {
+    std::string out;
+    for (size_t k = open.size(); k-- > 0;) {
+      if (open[k].body >= 0) {
+        if (lambda_in) out = bodies[open[k].body].name + (out.empty() ? "" : "::" + out);
+        break;
+      }
+      if (!open[k].klass.empty()) out = open[k].klass + (out.empty() ? "" : "::" + out);
+    }
+    return out;
+  };
   for (size_t i = 0; i < code.size(); ++i) {
     if (Is(code[i], contents, "{")) {
-      std::string name = BodyName(code, i, contents);
+      std::string name = BodyName(code, i, contents, scopes);
+      bool lambda = false;
+      if (name.empty() && scopes) name = LambdaName(code, i, contents), lambda = !name.empty();
       if (name.empty()) {
-        open.push_back(-1);
+        open.push_back({-1, scopes ? ClassName(code, i, contents) : ""});
         continue;
       }
-      bodies.push_back({std::move(name), code[i].begin, contents.size(), holders.empty() ? -1 : holders.back()});
-      open.push_back(static_cast<int>(bodies.size()) - 1);
-      holders.push_back(open.back());
+      const std::string outer = prefix(lambda);
+      bodies.push_back({outer.empty() ? name : outer + "::" + name, code[i].begin, contents.size(),
+                        holders.empty() ? -1 : holders.back()});
+      open.push_back({static_cast<int>(bodies.size()) - 1, ""});
+      holders.push_back(open.back().body);
     } else if (Is(code[i], contents, "}") && !open.empty()) {
-      if (open.back() >= 0) bodies[open.back()].end = code[i].end, holders.pop_back();
+      if (open.back().body >= 0) bodies[open.back().body].end = code[i].end, holders.pop_back();
       open.pop_back();
     }
   }

@@ -22,14 +22,21 @@ struct KernelDecl {
 std::vector<KernelDecl> FindKernels(const std::vector<Token>& tokens, std::string_view contents);
 
 struct FunctionBody {
-  std::string name;  // as written before '(' ("run", "Sm90Gemm::run", "operator()")
+  // As written before '(' ("run", "Sm90Gemm::run"). With `scopes` (FindFunctionBodies) also
+  // operators ("operator()", "operator bool"), the classes a body is defined in
+  // ("Outer::Inner::run"), and lambdas: the enclosing function's name and the variable the lambda
+  // initialises, or "lambda" ("Gemm::run::pick").
+  std::string name;
   size_t begin = 0;  // '{'
   size_t end = 0;    // one past '}' (the file's end when unbalanced)
   int parent = -1;   // the innermost body holding this one (index into the same list), -1: none
 };
 
-// Function bodies, outer before inner (a lambda body is not one: it belongs to its function).
-std::vector<FunctionBody> FindFunctionBodies(const std::vector<Token>& tokens, std::string_view contents);
+// Function bodies, outer before inner. `scopes`: every place a selector can name (the scope of
+// findings, rules' `scope`): operators, lambdas, names qualified by their classes. Without it, as
+// the hazard checks read code: named functions only, a lambda's code belongs to its function.
+std::vector<FunctionBody> FindFunctionBodies(const std::vector<Token>& tokens, std::string_view contents,
+                                             bool scopes = false);
 
 // The innermost body holding `offset`, or "" outside every function. `bodies` as
 // FindFunctionBodies returns them; O(log bodies + nesting depth).

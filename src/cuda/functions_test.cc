@@ -41,6 +41,54 @@ TEST(Functions, EnclosingFunctionAgreesWithAScanOfEveryBodyAtEveryOffset) {
   EXPECT_EQ(EnclosingFunction(bodies, text.find("int r")), "Sm90::run");
 }
 
+// With `scopes`, every place a rule's scope can name: operator(), methods of nested classes with
+// their classes, lambdas under their function (named by their variable), conversion operators.
+TEST(Functions, ScopesNameOperatorsNestedClassesAndLambdas) {
+  const std::string text =
+      "template <class Mainloop>\n"
+      "struct GemmKernel : public Base<Mainloop> {\n"
+      "  struct Params { int n; };\n"
+      "  CUTLASS_DEVICE void operator()(Params const& params, char* smem) {\n"
+      "    int in_call;\n"
+      "  }\n"
+      "  struct Inner {\n"
+      "    static void run() noexcept { int in_inner; }\n"
+      "    explicit operator bool() const { return true; }\n"
+      "  };\n"
+      "};\n"
+      "void launch(int n) {\n"
+      "  auto pick = [&](int i) mutable { int in_pick; return i; };\n"
+      "  for_each(n, [=] __device__ (int j) { int in_anon; });\n"
+      "  int table[2] = {1, 2};\n"
+      "}\n"
+      "auto sum(int a) -> int { return a; }\n"
+      "enum class Kind { kA, kB };\n"
+      "bool Gemm::operator==(const Gemm& o) const { return true; }\n";
+  Result<std::vector<Token>> tokens = ThreadLexer().Tokenize("t.cu", text);
+  ASSERT_TRUE(tokens.ok());
+  const std::vector<FunctionBody> bodies = FindFunctionBodies(*tokens, text, /*scopes=*/true);
+  auto scope_of = [&](const char* marker) { return EnclosingFunction(bodies, text.find(marker)); };
+  EXPECT_EQ(scope_of("int in_call"), "GemmKernel::operator()");
+  EXPECT_EQ(scope_of("int in_inner"), "GemmKernel::Inner::run");
+  EXPECT_EQ(scope_of("return true; }\n  };"), "GemmKernel::Inner::operator bool");
+  EXPECT_EQ(scope_of("int in_pick"), "launch::pick");
+  EXPECT_EQ(scope_of("int in_anon"), "launch::lambda");
+  EXPECT_EQ(scope_of("int table"), "launch");  // an initialiser is no lambda
+  EXPECT_EQ(scope_of("return a"), "sum");       // trailing return type
+  EXPECT_EQ(scope_of("kA"), "");
+  EXPECT_EQ(scope_of("return true; }\n"), "GemmKernel::Inner::operator bool");
+  EXPECT_EQ(EnclosingFunction(bodies, text.rfind("return true")), "Gemm::operator==");
+  for (size_t offset = 0; offset <= text.size(); ++offset) {
+    ASSERT_EQ(EnclosingFunction(bodies, offset), ScopeByScan(bodies, offset)) << "offset " << offset;
+  }
+  // Without `scopes`, as the hazard checks read code: lambdas belong to their function, no
+  // operators, no class names.
+  const std::vector<FunctionBody> plain = FindFunctionBodies(*tokens, text);
+  EXPECT_EQ(EnclosingFunction(plain, text.find("int in_pick")), "launch");
+  EXPECT_EQ(EnclosingFunction(plain, text.find("int in_inner")), "run");
+  EXPECT_EQ(EnclosingFunction(plain, text.find("int in_call")), "");
+}
+
 TEST(LineIndex, LinesAndColumnsByBinarySearch) {
   const LineIndex empty;
   EXPECT_EQ(empty.Line(0), 1);

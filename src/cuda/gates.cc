@@ -122,7 +122,7 @@ void AddDirectiveGates(const std::string& file, std::string_view contents, const
   out.warnings.insert(out.warnings.end(), scan.problems.begin(), scan.problems.end());
   out.warnings.insert(out.warnings.end(), v.malformed.begin(), v.malformed.end());
   std::vector<KernelDecl> kernels = FindKernels(tokens, contents);
-  std::vector<FunctionBody> bodies = FindFunctionBodies(tokens, contents);
+  std::vector<FunctionBody> bodies = FindFunctionBodies(tokens, contents, /*scopes=*/true);
   const std::vector<BlockHolds> holds = AllBlockHolds(scan, tokens, contents);
   for (const MacroDirective& m : scan.macros) {
     if (!m.define) continue;

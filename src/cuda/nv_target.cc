@@ -119,7 +119,7 @@ std::vector<Finding> FindNvTargetGates(const std::string& file, std::string_view
     size_t close = 0;
     auto args = Arguments(code, i + 1, contents, close);
     if (!args) continue;
-    if (!have_bodies) bodies = FindFunctionBodies(tokens, contents), have_bodies = true;
+    if (!have_bodies) bodies = FindFunctionBodies(tokens, contents, /*scopes=*/true), have_bodies = true;
     std::vector<Tri> earlier(arches.size(), Tri::kFalse);
     for (const Branch& b : Branches(name, *args, code, contents)) {
       std::optional<std::string> cond = b.query.empty() ? std::optional<std::string>("1") : NvTargetCondition(b.query);

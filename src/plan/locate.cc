@@ -5,8 +5,12 @@
 #include <fmt/format.h>
 
 #include "cuda/condition.h"
+#include "cuda/functions.h"
+#include "cuda/tokens.h"
 #include "cuda/widen.h"
 #include "python/scanner.h"
+#include "python/syntax.h"
+#include "python/tokenizer.h"
 #include "python/widen.h"
 #include "scan/scan.h"
 
@@ -95,6 +99,47 @@ bool ScopeMatches(std::string_view actual, std::string_view wanted) {
   return head.ends_with(".") || head.ends_with("::");
 }
 
+bool ScopeInside(std::string_view actual, std::string_view wanted) {
+  if (wanted.empty()) return true;
+  for (std::string_view scope = actual; !scope.empty();) {
+    if (ScopeMatches(scope, wanted)) return true;
+    const size_t dot = scope.rfind('.');
+    const size_t colons = scope.rfind("::");
+    if (dot == std::string_view::npos && colons == std::string_view::npos) break;
+    const size_t cut = dot == std::string_view::npos ? colons
+                       : colons == std::string_view::npos ? dot
+                                                          : std::max(dot, colons);
+    scope = scope.substr(0, cut);
+  }
+  return false;
+}
+
+Result<std::vector<std::string>> ScopesIn(const std::string& path, std::string_view contents) {
+  std::vector<std::string> out;
+  auto add = [&](std::string name) {
+    if (!name.empty() && std::find(out.begin(), out.end(), name) == out.end()) out.push_back(std::move(name));
+  };
+  switch (scan::KindOf(path)) {
+    case scan::FileKind::kPython: {
+      Result<std::vector<python::Token>> tokens = python::Tokenize(path, contents);
+      if (!tokens) return tokens.error();
+      const python::TokenStream ts = python::MakeStream(contents, std::move(*tokens));
+      for (const python::LogicalLine& line : python::SplitLines(ts)) {
+        for (size_t n = 1; n <= line.scope.size(); ++n) add(python::ScopeName({line.scope.begin(), line.scope.begin() + n}));
+      }
+      break;
+    }
+    case scan::FileKind::kCuda: {
+      Result<std::vector<cuda::Token>> tokens = cuda::ThreadLexer().Tokenize(path, contents);
+      if (!tokens) return tokens.error();
+      for (const cuda::FunctionBody& body : cuda::FindFunctionBodies(*tokens, contents, /*scopes=*/true)) add(body.name);
+      break;
+    }
+    case scan::FileKind::kOther: break;
+  }
+  return out;
+}
+
 Result<FilePlaces> LocateCudaGates(const rules::CudaGate& gate, const std::string& path,
                                    std::string_view contents, const std::vector<arch::Arch>& targets) {
   Result<std::vector<Finding>> findings = scan::ScanFileGates(path, contents, targets, cuda::MacroEnv{});
@@ -109,8 +154,8 @@ Result<FilePlaces> LocateCudaGates(const rules::CudaGate& gate, const std::strin
     }
     Result<cuda::Condition> condition = cuda::ParseCondition(contents.substr(f.span.begin, f.span.end - f.span.begin));
     if (!condition || !Mentions(*condition, gate.macro)) continue;
-    if (!ScopeMatches(f.scope, gate.scope)) {
-      out.near_misses.push_back(NearMiss(f, "other scope"));
+    if (!ScopeInside(f.scope, gate.scope)) {
+      out.near_misses.push_back(NearMiss(f, f.scope.empty() ? "outside every function" : "other scope"));
       continue;
     }
     Result<Place> place = WidenCudaGate(f, *condition, gate, contents, targets);

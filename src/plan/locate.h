@@ -45,4 +45,13 @@ std::pair<int, int> LineColumn(std::string_view contents, size_t offset);
 // Scope suffix match on '.' (Python) and '::' (C++) boundaries: "B.f" matches "A.B.f".
 bool ScopeMatches(std::string_view actual, std::string_view wanted);
 
+// Whether `actual` lies inside `wanted`: ScopeMatches on `actual` or on one of its enclosing
+// scopes ("Runner" covers "Runner.check_support", "run" covers the lambda "Gemm::run::pick").
+bool ScopeInside(std::string_view actual, std::string_view wanted);
+
+// Every scope a selector can name in the file, in file order without repeats: Python def/class
+// chains ("Builder", "Builder.gen"), C/C++ function bodies with their classes, operators and
+// lambdas ("Gemm::operator()", "run::pick"). For the message of an edit that selects nothing.
+Result<std::vector<std::string>> ScopesIn(const std::string& path, std::string_view contents);
+
 }  // namespace archpatch::plan

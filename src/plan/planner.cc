@@ -44,6 +44,23 @@ std::string Selector(const rules::Edit& edit) {
   return fmt::format("replace of '{}'{}", r.old_text, r.scope.empty() ? "" : fmt::format(" in '{}'", r.scope));
 }
 
+// "demo/jit.py: gen_a, Builder, Builder.gen" (at most 30 names), for the message of an edit
+// whose scope names nothing in the file.
+std::string ScopeList(const std::string& path, const std::vector<std::string>& scopes) {
+  constexpr size_t kLimit = 30;
+  if (scopes.empty()) return path + ": none";
+  std::vector<std::string> shown(scopes.begin(), scopes.begin() + std::min(kLimit, scopes.size()));
+  std::string out = fmt::format("{}: {}", path, fmt::join(shown, ", "));
+  if (scopes.size() > kLimit) out += fmt::format(" and {} more", scopes.size() - kLimit);
+  return out;
+}
+
+std::string EditScope(const rules::Edit& edit) {
+  if (const auto* g = std::get_if<rules::CudaGate>(&edit.action)) return g->scope;
+  if (const auto* g = std::get_if<rules::PythonGate>(&edit.action)) return g->scope;
+  return std::get<rules::Replace>(edit.action).scope;
+}
+
 Result<std::string> ReadText(const std::filesystem::path& root, const std::string& relative,
                              const PlanOptions& options, const Overlay& overlay) {
   Result<std::filesystem::path> path = env::ResolveInside(root, relative);
@@ -109,6 +126,7 @@ Status PlanEdit(const rules::Rule& rule, size_t index, const std::filesystem::pa
   if (!paths) return Error{fmt::format("{}: {}", EditLabel(rule, index), paths.error().message), {}};
   if (paths->empty()) return Error{fmt::format("{}: no file matches in '{}'", EditLabel(rule, index), root.string()), {}};
   std::vector<std::string> found, near_misses;
+  std::vector<std::string> scope_lists;  // "path: a, b, c" for files where a scoped edit found nothing
   size_t satisfied = 0;
   for (const std::string& path : *paths) {
     Result<std::string> contents = files.count(path) ? Result<std::string>(files[path].original)
@@ -123,6 +141,9 @@ Status PlanEdit(const rules::Rule& rule, size_t index, const std::filesystem::pa
     }
     if (!places) return Error{fmt::format("{}: {}", EditLabel(rule, index), places.error().str()), {}};
     near_misses.insert(near_misses.end(), places->near_misses.begin(), places->near_misses.end());
+    if (places->places.empty() && !EditScope(edit).empty()) {
+      if (Result<std::vector<std::string>> scopes = ScopesIn(path, *contents)) scope_lists.push_back(ScopeList(path, *scopes));
+    }
     for (const Place& p : places->places) {
       found.push_back(fmt::format("{}:{}", path, p.line));
       if (p.satisfied) {
@@ -142,6 +163,7 @@ Status PlanEdit(const rules::Rule& rule, size_t index, const std::filesystem::pa
                                       found.size());
     if (!found.empty()) message += fmt::format(" ({})", ListSome(found, 20));
     if (!near_misses.empty()) message += fmt::format("; not selected: {}", ListSome(near_misses));
+    if (found.empty() && !scope_lists.empty()) message += fmt::format("; scopes in {}", ListSome(scope_lists, 3));
     return Error{message, {}};
   }
   out.notes.push_back(fmt::format("edit {} ({}): {} place{}, {} already admit{} {}", index + 1, edit.KindName(),

@@ -20,10 +20,7 @@ struct Range {
 
 // Whether the def/class chain `scope`, or one of its enclosing chains, is the wanted scope.
 bool InsidePythonScope(const std::vector<std::string>& scope, std::string_view wanted) {
-  for (size_t n = scope.size(); n > 0; --n) {
-    if (ScopeMatches(python::ScopeName({scope.begin(), scope.begin() + n}), wanted)) return true;
-  }
-  return false;
+  return !scope.empty() && ScopeInside(python::ScopeName(scope), wanted);
 }
 
 Result<std::vector<Range>> PythonScopeRanges(const std::string& path, std::string_view contents,
@@ -52,7 +49,7 @@ Result<std::vector<Range>> FunctionRanges(const std::string& path, std::string_v
   Result<std::vector<cuda::Token>> tokens = cuda::ThreadLexer().Tokenize(path, contents);
   if (!tokens) return tokens.error();
   std::vector<Range> ranges;
-  for (const cuda::FunctionBody& body : cuda::FindFunctionBodies(*tokens, contents)) {
+  for (const cuda::FunctionBody& body : cuda::FindFunctionBodies(*tokens, contents, /*scopes=*/true)) {
     if (!ScopeMatches(body.name, wanted)) continue;
     // Outer bodies come first; an inner body of the same name lies inside one already taken.
     if (!ranges.empty() && body.begin < ranges.back().end) continue;
