@@ -3,6 +3,8 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "apply/unsafe_edits.h"
+
 namespace archpatch::apply {
 namespace {
 
@@ -23,6 +25,7 @@ std::string RefusalReasons(const PlanAssessment& assessment) {
 }  // namespace
 
 PlanChecks CheckPlan(const StagedPlan& staged, Snapshot& snapshot, const CheckOptions& options) {
+  RefuseKnownUnsafeEdits(staged);  // before the hazards: nothing overrides it, dry runs included
   PlanChecks out;
   out.assessment = AssessPlan(staged, snapshot);
   out.lines = DescribeAssessment(out.assessment);

@@ -28,8 +28,9 @@ struct PlanChecks {
   nlohmann::ordered_json json;     // {"hazards": ..., "proof": ...} (docs/hazards.md)
 };
 
-// Throws Fatal (exit 3, "nothing was changed") for a hazard of severity error without
-// allow_hazard, or a failed proof, unless dry_run.
+// Throws Fatal (exit 3, "nothing was changed") for an edit of a gate on the known-unsafe list
+// (always: apply/unsafe_edits.h), a hazard of severity error without allow_hazard, or a failed
+// proof, the last two unless dry_run.
 PlanChecks CheckPlan(const StagedPlan& staged, Snapshot& snapshot, const CheckOptions& options);
 
 }  // namespace archpatch::apply

@@ -15,6 +15,7 @@
 #include "cli/options.h"
 #include "cli/progress.h"
 #include "hazard/audit_hook.h"
+#include "plan/known_unsafe.h"
 #include "plan/rule_coverage.h"
 #include "report/groups.h"
 #include "report/human.h"
@@ -185,6 +186,18 @@ void MarkCoveredByShippedRules(std::vector<report::Group>& groups, const std::ve
   for (size_t i = 0; i < groups.size(); ++i) groups[i].covered_by = std::move(covered[i]);
 }
 
+// Root causes on the known-unsafe list say "do not widen" (rules/known-unsafe.yaml). A list that
+// does not parse is a warning: the audit still reports every gate.
+void MarkKnownUnsafe(std::vector<report::Group>& groups, const std::vector<Finding>& findings,
+                     const arch::Arch& target) {
+  const Result<std::vector<plan::KnownUnsafe>>& list = plan::ShippedKnownUnsafe();
+  if (!list) {
+    fmt::print(stderr, "archpatch: warning: {}; no root cause is marked 'do not widen'\n", list.error().str());
+    return;
+  }
+  plan::MarkKnownUnsafe(groups, findings, *list, target);
+}
+
 // Problems with single files never stop the audit: they go to stderr, in file order.
 void PrintProblems(const scan::AuditReport& report) {
   for (const Error& e : report.warnings) fmt::print(stderr, "archpatch: warning: {}\n", e.str());
@@ -229,6 +242,7 @@ int RunAudit(const Context&, const std::vector<std::string>& args) {
   }
   std::vector<report::Group> groups = scan::BuildGroups(report->findings, options.paths);
   MarkCoveredByShippedRules(groups, report->findings, options.target);
+  MarkKnownUnsafe(groups, report->findings, options.target);
   if (parsed.vars.count("json")) {
     PrintJson(*report, groups, binaries ? binary::ToJson(*binaries) : nlohmann::ordered_json(),
               mismatches ? &*mismatches : nullptr);

@@ -60,6 +60,10 @@ void PrintLine(std::FILE* out, const Group& g, const std::vector<Finding>& findi
   std::string places = g.places.empty() ? "" : fmt::format(" (+{})", Plural(g.places.size(), "place"));
   std::string klass = o.color ? fmt::format(fmt::emphasis::bold, "{:<10}", g.klass) : fmt::format("{:<10}", g.klass);
   fmt::print(out, "  {} {}: {} -> {}{}{}\n", klass, Place(root), Condition(root), g.switches_off, places, Covered(g));
+  if (g.known_unsafe) {
+    fmt::print(out, "      do not widen: {}, because {} [known-unsafe {}]\n", g.known_unsafe->what,
+               g.known_unsafe->because, g.known_unsafe->id);
+  }
   if (!o.each) return;
   fmt::print(out, "      why: {}\n", g.reason);
   fmt::print(out, "      widen: {}: {}\n", g.widen, fmt::join(g.widen_reasons, "; "));
@@ -185,7 +189,12 @@ nlohmann::ordered_json GroupsJson(const std::vector<Group>& groups, const std::v
                    {"switches_off", g.switches_off},
                    {"places", places},
                    {"widen", {{"verdict", g.widen}, {"reasons", g.widen_reasons}, {"features", g.features}}},
-                   {"covered_by", g.covered_by}});
+                   {"covered_by", g.covered_by},
+                   {"known_unsafe", g.known_unsafe ? nlohmann::ordered_json{{"id", g.known_unsafe->id},
+                                                                          {"what", g.known_unsafe->what},
+                                                                          {"because", g.known_unsafe->because},
+                                                                          {"reported", g.known_unsafe->reported}}
+                                                   : nlohmann::ordered_json(nullptr)}});
   }
   return out;
 }

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdio>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -13,6 +14,14 @@
 #include "report/finding.h"
 
 namespace archpatch::report {
+
+// A root cause the known-unsafe list names (rules/known-unsafe.yaml, plan/known_unsafe.h).
+struct KnownUnsafeMark {
+  std::string id;
+  std::string what;
+  std::string because;
+  std::string reported;
+};
 
 struct Group {
   std::string id;                  // "G1", ... in report order
@@ -26,6 +35,7 @@ struct Group {
   std::vector<std::string> covered_by;  // ids of shipped rules that edit the root
   std::string distribution;        // the package (site-packages folder, or the PATH audited)
   std::string switches_off;        // "kernel rmsnorm_kernel", "function fma", "module gen_x", "file a.cuh"
+  std::optional<KnownUnsafeMark> known_unsafe = std::nullopt;  // set: "do not widen", whatever the hazard check says
 };
 
 // Whether the human report lists the class by default (refusal, empty, fast-path; hardware-

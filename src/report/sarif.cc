@@ -59,6 +59,10 @@ std::string Message(const Group& g, const Finding& root, const std::string& targ
   if (!g.places.empty()) text += fmt::format(" It causes {} more gate{}.", g.places.size(), g.places.size() == 1 ? "" : "s");
   text += fmt::format(" Widening: {} ({}).", g.widen, fmt::format("{}", fmt::join(g.widen_reasons, "; ")));
   if (!g.covered_by.empty()) text += fmt::format(" Covered by rule {}.", fmt::join(g.covered_by, ", "));
+  if (g.known_unsafe) {
+    text += fmt::format(" Do not widen: {}, because {} (known-unsafe {}).", g.known_unsafe->what, g.known_unsafe->because,
+                        g.known_unsafe->id);
+  }
   return text;
 }
 
@@ -80,7 +84,8 @@ nlohmann::ordered_json ResultFor(const Group& g, const std::vector<Finding>& fin
   if (!related.empty()) result["relatedLocations"] = related;
   result["partialFingerprints"] = {{"archpatchRoot/v1", fmt::format("{}:{}:{}", root.file, root.text, target)}};
   result["properties"] = {{"group", g.id}, {"distribution", g.distribution}, {"places", g.places.size()},
-                          {"widen", g.widen}, {"features", g.features}, {"covered_by", g.covered_by}};
+                          {"widen", g.widen}, {"features", g.features}, {"covered_by", g.covered_by},
+                          {"known_unsafe", g.known_unsafe ? nlohmann::ordered_json(g.known_unsafe->id) : nlohmann::ordered_json(nullptr)}};
   return result;
 }
 

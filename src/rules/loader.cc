@@ -19,8 +19,9 @@ namespace archpatch::rules {
 namespace fs = std::filesystem;
 namespace {
 
-// YAML files in a rules folder that are not rules: the cache kinds and the feature table.
-const std::set<std::string> kNotRules = {"caches.yaml", "features.yaml"};
+// YAML files in a rules folder that are not rules: the cache kinds, the feature table and the
+// known-unsafe list.
+const std::set<std::string> kNotRules = {"caches.yaml", "features.yaml", "known-unsafe.yaml"};
 
 void AddIfFolder(std::vector<fs::path>& dirs, const fs::path& dir) {
   std::error_code ec;

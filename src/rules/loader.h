@@ -33,7 +33,7 @@ Result<Rule> LoadRule(std::string_view id_or_path);
 std::vector<std::filesystem::path> RuleFilesIn(const std::filesystem::path& dir);
 
 // Whether a file name in a rules folder names a rule: *.yaml / *.yml, but not caches.yaml (cache
-// kinds) nor features.yaml (the hazard feature table).
+// kinds), features.yaml (the hazard feature table) nor known-unsafe.yaml (plan/known_unsafe.h).
 bool IsRuleFileName(const std::filesystem::path& path);
 
 // Cache kind names declared in `caches_yaml` (top-level keys or `caches:` entries' names).

@@ -50,6 +50,7 @@ TEST(RuleFileName, CachesAndFeaturesAreNotRules) {
   EXPECT_TRUE(IsRuleFileName("a.yml"));
   EXPECT_FALSE(IsRuleFileName("rules/caches.yaml"));
   EXPECT_FALSE(IsRuleFileName("rules/features.yaml"));
+  EXPECT_FALSE(IsRuleFileName("rules/known-unsafe.yaml"));
   EXPECT_FALSE(IsRuleFileName("rules/README.md"));
 }
 

@@ -1,6 +1,6 @@
-// archpatch's data folder: the one holding rules/ (the shipped rule files, caches.yaml and
-// features.yaml). One lookup serves rules and tables alike, and it starts from the binary's own
-// location (/proc/self/exe, symlinks resolved), so a build tree, an installed prefix (the .deb's
+// archpatch's data folder: the one holding rules/ (the shipped rule files, caches.yaml,
+// features.yaml, known-unsafe.yaml). One lookup serves rules and tables alike, and it starts from
+// the binary's own location (/proc/self/exe, symlinks resolved), so a build tree, an installed prefix (the .deb's
 // /usr, `cmake --install --prefix P`) and an unpacked tarball all work wherever they lie, with no
 // environment variable (docs/deploy.md, "Where archpatch finds its data").
 #pragma once
@@ -20,6 +20,7 @@ struct DataDir {
   std::filesystem::path rules() const { return path / "rules"; }
   std::filesystem::path features() const { return rules() / "features.yaml"; }
   std::filesystem::path caches() const { return rules() / "caches.yaml"; }
+  std::filesystem::path known_unsafe() const { return rules() / "known-unsafe.yaml"; }
 };
 
 // Where the data folder is looked for, in order, for a binary at `exe`:

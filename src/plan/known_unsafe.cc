@@ -1,0 +1,167 @@
+#include "plan/known_unsafe.h"
+
+#include <algorithm>
+
+#include <fmt/format.h>
+#include <spdlog/spdlog.h>
+
+#include "env/environment.h"
+#include "plan/locate.h"
+#include "plan/rule_coverage.h"
+#include "rules/yaml_schema.h"
+#include "util/data_dir.h"
+#include "util/input_file.h"
+
+namespace archpatch::plan {
+namespace {
+
+using rules::YamlReader;
+
+const std::vector<std::string_view> kEntryKeys = {"id", "distribution", "targets", "what", "because", "reported", "places"};
+const std::vector<std::string_view> kEntryRequired = {"id", "targets", "what", "because", "places"};
+const std::vector<std::string_view> kPlaceKeys = {"file", "scope", "text"};
+
+Result<std::string> Text(const YamlReader& r, const YAML::Node& map, const char* key, bool required) {
+  Result<std::optional<std::string>> value = r.String(map, key);
+  if (!value) return value.error();
+  if (required && (!*value || (*value)->empty())) {
+    return r.ErrorAt(map[key] ? r.Value(map, key) : map, fmt::format("'{}' must not be empty", key));
+  }
+  return value->value_or("");
+}
+
+Result<UnsafePlace> ParsePlace(const YamlReader& r, const YAML::Node& node) {
+  if (!node.IsMap()) return r.ErrorAt(node, fmt::format("a place must be a map (file, scope, text), found a {}", rules::NodeTypeName(node)));
+  if (Status keys = r.CheckKeys(node, "place", kPlaceKeys, {"file"}); !keys) return keys.error();
+  UnsafePlace place;
+  for (auto [key, out, required] : {std::tuple{"file", &place.file, true}, {"scope", &place.scope, false}, {"text", &place.text, false}}) {
+    Result<std::string> value = Text(r, node, key, required);
+    if (!value) return value.error();
+    *out = std::move(*value);
+  }
+  return place;
+}
+
+Result<std::vector<arch::Arch>> ParseTargets(const YamlReader& r, const YAML::Node& entry) {
+  Result<std::optional<std::vector<std::string>>> names = r.StringList(entry, "targets");
+  if (!names) return names.error();
+  if (!*names || (*names)->empty()) return r.ErrorAt(entry, "'targets' must list at least one arch");
+  std::vector<arch::Arch> out;
+  for (const std::string& name : **names) {
+    Result<arch::Arch> a = arch::ParseArch(name);
+    if (!a) return r.ErrorAt(r.Value(entry, "targets"), a.error().message);
+    out.push_back(*a);
+  }
+  return out;
+}
+
+Result<KnownUnsafe> ParseEntry(const YamlReader& r, const YAML::Node& node) {
+  if (!node.IsMap()) return r.ErrorAt(node, fmt::format("an entry must be a map, found a {}", rules::NodeTypeName(node)));
+  if (Status keys = r.CheckKeys(node, "entry", kEntryKeys, kEntryRequired); !keys) return keys.error();
+  KnownUnsafe entry;
+  for (auto [key, out, required] : {std::tuple{"id", &entry.id, true}, {"distribution", &entry.distribution, false},
+                                    {"what", &entry.what, true}, {"because", &entry.because, true},
+                                    {"reported", &entry.reported, false}}) {
+    Result<std::string> value = Text(r, node, key, required);
+    if (!value) return value.error();
+    *out = std::move(*value);
+  }
+  if (!entry.distribution.empty()) entry.distribution = env::NormalizeName(entry.distribution);
+  Result<std::vector<arch::Arch>> targets = ParseTargets(r, node);
+  if (!targets) return targets.error();
+  entry.targets = std::move(*targets);
+  const YAML::Node places = node["places"];
+  if (!places.IsSequence() || places.size() == 0) return r.ErrorAt(places, "'places' must be a non-empty list");
+  for (const YAML::Node& p : places) {
+    Result<UnsafePlace> place = ParsePlace(r, p);
+    if (!place) return place.error();
+    entry.places.push_back(std::move(*place));
+  }
+  return entry;
+}
+
+bool SameChip(const arch::Arch& a, const arch::Arch& b) { return a.major == b.major && a.minor == b.minor; }
+
+bool PlaceCovers(const UnsafePlace& place, const GateView& gate) {
+  if (!EditFileMatches(place.file, std::string(gate.file))) return false;
+  if (!place.scope.empty() && !ScopeInside(gate.scope, place.scope)) return false;
+  return place.text.empty() || gate.text.find(place.text) != std::string_view::npos;
+}
+
+}  // namespace
+
+Result<std::vector<KnownUnsafe>> ParseKnownUnsafe(std::string_view text, const std::string& file) {
+  YamlReader r(file);
+  Result<YAML::Node> doc = r.LoadOne(text);
+  if (!doc) return doc.error();
+  if (!doc->IsMap()) return r.ErrorAt(*doc, "a known-unsafe file is a map with one key, 'entries'");
+  if (Status keys = r.CheckKeys(*doc, "known-unsafe file", {"entries"}, {"entries"}); !keys) return keys.error();
+  const YAML::Node entries = (*doc)["entries"];
+  if (!entries.IsSequence()) return r.ErrorAt(entries, "'entries' must be a list");
+  std::vector<KnownUnsafe> out;
+  for (const YAML::Node& node : entries) {
+    Result<KnownUnsafe> entry = ParseEntry(r, node);
+    if (!entry) return entry.error();
+    if (std::any_of(out.begin(), out.end(), [&](const KnownUnsafe& e) { return e.id == entry->id; })) {
+      return r.ErrorAt(node["id"], fmt::format("duplicate id '{}'", entry->id));
+    }
+    out.push_back(std::move(*entry));
+  }
+  return out;
+}
+
+Result<std::vector<KnownUnsafe>> LoadKnownUnsafe(const std::filesystem::path& file) {
+  Result<std::string> text = ReadInputFile(file, kMaxTableBytes);
+  if (!text) return text.error();
+  return ParseKnownUnsafe(*text, file.string());
+}
+
+const Result<std::vector<KnownUnsafe>>& ShippedKnownUnsafe() {
+  static const Result<std::vector<KnownUnsafe>> list = []() -> Result<std::vector<KnownUnsafe>> {
+    const Result<DataDir>& data = FindDataDir();
+    if (!data) return data.error();
+    std::error_code ec;
+    if (!std::filesystem::exists(data->known_unsafe(), ec)) {
+      spdlog::debug("no {}: the known-unsafe list is empty", data->known_unsafe().string());
+      return std::vector<KnownUnsafe>{};
+    }
+    return LoadKnownUnsafe(data->known_unsafe());
+  }();
+  return list;
+}
+
+const KnownUnsafe* MatchKnownUnsafe(const std::vector<KnownUnsafe>& list, const GateView& gate,
+                                    const arch::Arch& target, std::string_view distribution) {
+  for (const KnownUnsafe& entry : list) {
+    if (!distribution.empty() && !entry.distribution.empty() && entry.distribution != distribution) continue;
+    if (std::none_of(entry.targets.begin(), entry.targets.end(), [&](const arch::Arch& a) { return SameChip(a, target); })) continue;
+    if (std::any_of(entry.places.begin(), entry.places.end(), [&](const UnsafePlace& p) { return PlaceCovers(p, gate); })) {
+      return &entry;
+    }
+  }
+  return nullptr;
+}
+
+void MarkKnownUnsafe(std::vector<report::Group>& groups, const std::vector<Finding>& findings,
+                     const std::vector<KnownUnsafe>& list, const arch::Arch& target) {
+  if (list.empty()) return;
+  for (report::Group& g : groups) {
+    std::vector<size_t> members = {g.root};
+    members.insert(members.end(), g.places.begin(), g.places.end());
+    for (size_t i : members) {
+      const Finding& f = findings[i];
+      const KnownUnsafe* entry = MatchKnownUnsafe(list, {f.file, f.scope, f.text}, target);
+      if (!entry) continue;
+      g.known_unsafe = report::KnownUnsafeMark{entry->id, entry->what, entry->because, entry->reported};
+      g.widen = "widen-unsafe";
+      g.widen_reasons.insert(g.widen_reasons.begin(), fmt::format("on the known-unsafe list ({}): {}", entry->id, entry->because));
+      break;
+    }
+  }
+}
+
+std::string DoNotWiden(const KnownUnsafe& entry) {
+  return fmt::format("do not widen: {}, because {}", entry.what, entry.because);
+}
+
+}  // namespace archpatch::plan

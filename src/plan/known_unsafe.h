@@ -1,0 +1,64 @@
+// The known-unsafe list (rules/known-unsafe.yaml, docs/rules.md "The known-unsafe list"): gates
+// whose code cannot run on some arches however the gate is edited (SM100-only cubins loaded at
+// run time, tcgen05/wgmma kernels compiled elsewhere). audit marks the root causes it names
+// "do not widen: ..., because ..."; apply refuses a rule edit that changes one (apply/unsafe_edits.h).
+#pragma once
+
+#include <filesystem>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "arch/arch.h"
+#include "report/finding.h"
+#include "report/groups.h"
+#include "util/result.h"
+
+namespace archpatch::plan {
+
+// One gate (or all gates of a file, of a scope) an entry covers.
+struct UnsafePlace {
+  std::string file;   // glob matched against the end of a path at '/' boundaries (EditFileMatches)
+  std::string scope;  // "" = anywhere in the file; else the scope or anything nested inside it
+  std::string text;   // "" = any gate; else a piece of the gate's text
+};
+
+struct KnownUnsafe {
+  std::string id;
+  std::string distribution;  // normalised; "" = any
+  std::vector<arch::Arch> targets;
+  std::string what;
+  std::string because;
+  std::string reported;
+  std::vector<UnsafePlace> places;
+};
+
+// A gate as a scanner reports it: its file (any prefix), enclosing scope chain, and text.
+struct GateView {
+  std::string_view file;
+  std::string_view scope;
+  std::string_view text;
+};
+
+// Parses the YAML text of a known-unsafe file; errors carry file:line:column.
+Result<std::vector<KnownUnsafe>> ParseKnownUnsafe(std::string_view text, const std::string& file);
+Result<std::vector<KnownUnsafe>> LoadKnownUnsafe(const std::filesystem::path& file);
+
+// rules/known-unsafe.yaml of archpatch's data folder, read once. A data folder without the file
+// gives an empty list; one whose file does not parse is an error.
+const Result<std::vector<KnownUnsafe>>& ShippedKnownUnsafe();
+
+// The first entry that covers `gate` for `target` (a/f variants of the same number match), with
+// `distribution` (normalised) when the caller knows it ("" = unknown: not checked). nullptr: none.
+const KnownUnsafe* MatchKnownUnsafe(const std::vector<KnownUnsafe>& list, const GateView& gate,
+                                    const arch::Arch& target, std::string_view distribution = "");
+
+// "do not widen: WHAT, because BECAUSE" — the words audit and apply print.
+std::string DoNotWiden(const KnownUnsafe& entry);
+
+// Marks every group whose root or one of its places the list covers for `target`
+// (report::Group::known_unsafe) and makes its widen verdict widen-unsafe, with the reason.
+void MarkKnownUnsafe(std::vector<report::Group>& groups, const std::vector<Finding>& findings,
+                     const std::vector<KnownUnsafe>& list, const arch::Arch& target);
+
+}  // namespace archpatch::plan
