@@ -119,7 +119,12 @@ Result<std::vector<KnownUnsafe>> LoadKnownUnsafe(const std::filesystem::path& fi
 const Result<std::vector<KnownUnsafe>>& ShippedKnownUnsafe() {
   static const Result<std::vector<KnownUnsafe>> list = []() -> Result<std::vector<KnownUnsafe>> {
     const Result<DataDir>& data = FindDataDir();
-    if (!data) return data.error();
+    if (!data) {
+      // No data folder at all: a rule given by path still applies (as without features.yaml for
+      // Python-only rules); say once that nothing could be checked against the list.
+      spdlog::warn("{}; the known-unsafe list is not checked", data.error().message);
+      return std::vector<KnownUnsafe>{};
+    }
     std::error_code ec;
     if (!std::filesystem::exists(data->known_unsafe(), ec)) {
       spdlog::debug("no {}: the known-unsafe list is empty", data->known_unsafe().string());

@@ -44,8 +44,8 @@ struct GateView {
 Result<std::vector<KnownUnsafe>> ParseKnownUnsafe(std::string_view text, const std::string& file);
 Result<std::vector<KnownUnsafe>> LoadKnownUnsafe(const std::filesystem::path& file);
 
-// rules/known-unsafe.yaml of archpatch's data folder, read once. A data folder without the file
-// gives an empty list; one whose file does not parse is an error.
+// rules/known-unsafe.yaml of archpatch's data folder, read once. No data folder, or one without
+// the file, gives an empty list (a warning, a debug line); a file that does not parse is an error.
 const Result<std::vector<KnownUnsafe>>& ShippedKnownUnsafe();
 
 // The first entry that covers `gate` for `target` (a/f variants of the same number match), with

@@ -171,7 +171,8 @@ TEST_F(PlannerTest, NamesTheEditThatDoesNotMatch) {
             "rule 'demo-sm12x' edit 1 (demo/*.py): expected 1 python-gate (scope 'gen_fused', name "
             "'supported_major_versions'), found 0; not selected: demo/jit.py:5: python-gate "
             "'supported_major_versions=[9, 10]' in 'gen_fused_comm_module'; demo/jit.py:10: python-gate "
-            "'supported_major_versions=[10]' in 'gen_mnnvl_module'");
+            "'supported_major_versions=[10]' in 'gen_mnnvl_module'; scopes in demo/jit.py: "
+            "gen_fused_comm_module, gen_mnnvl_module");
   EXPECT_EQ(PlanError(With(kRule, "demo/*.py", "demo/nothing/*.py")),
             "rule 'demo-sm12x' edit 1 (demo/nothing/*.py): no file matches in '" + fs::canonical(root_).string() + "'");
 }
