@@ -71,14 +71,15 @@ std::vector<std::vector<std::pair<int, int>>> StatementIndex::ConditionedChains(
   auto is_sibling = [&](size_t j, size_t k, const char* word) {
     return j < lines_.size() && lines_[j].depth == lines_[k].depth && ts_.Is(lines_[j].first, word);
   };
+  std::vector<bool> taken(lines_.size(), false);  // an `if` already in an earlier one's chain
   for (size_t k = 0; k < lines_.size(); ++k) {
-    if (!ts_.Is(lines_[k].first, "if")) continue;
+    if (!ts_.Is(lines_[k].first, "if") || taken[k]) continue;
     std::vector<std::pair<int, int>> chain;
     size_t j = k;
     while (true) {  // one if-elif statement per round
-      bool returns = true;
+      taken[j] = true;
+      bool returns = BlockReturns(j);
       chain.push_back(header(j));
-      returns &= BlockReturns(j);
       for (j = BlockEnd(j); is_sibling(j, k, "elif"); j = BlockEnd(j)) {
         chain.push_back(header(j));
         returns &= BlockReturns(j);
@@ -86,7 +87,6 @@ std::vector<std::vector<std::pair<int, int>>> StatementIndex::ConditionedChains(
       if (!returns || is_sibling(j, k, "else") || !is_sibling(j, k, "if")) break;
     }
     if (chain.size() > 1) chains.push_back(std::move(chain));
-    if (j > k + 1) k = j - 1;  // the ifs taken into this chain start none of their own
   }
   return chains;
 }
@@ -137,6 +137,38 @@ bool StatementIndex::BlockRefuses(size_t k) const {
   return true;
 }
 
+// The body's statements all bind constants (`NAME = value`, `self.x = value`)? CUTLASS's
+// `if self.cc in [100, 101, 103] and ...: valid = False` restricts the arches it names, so those
+// outside pass; flash-attention's `if arch // 10 not in [9, 12]: num_threads = 384` tunes.
+StatementIndex::Constants StatementIndex::BlockSetsConstants(size_t k) const {
+  const size_t colon = HeaderColon(k);
+  if (colon == std::string_view::npos) return Constants::kOther;
+  std::vector<std::pair<size_t, size_t>> statements;
+  if (colon + 1 < lines_[k].last) {
+    statements.emplace_back(colon + 1, lines_[k].last);
+  } else {
+    for (size_t j = k + 1; j < BlockEnd(k); ++j) {
+      if (lines_[j].depth != lines_[k].depth + 1) return Constants::kOther;  // a nested block
+      statements.emplace_back(lines_[j].first, lines_[j].last);
+    }
+  }
+  bool falsy = false, numbers = !statements.empty();
+  for (const auto& [a, b] : statements) {
+    size_t i = a;
+    while (i + 2 < b && ts_.IsName(i) && ts_.Is(i + 1, ".")) i += 2;
+    if (!ts_.IsName(i) || !ts_.Is(i + 1, "=")) return Constants::kOther;
+    size_t v = i + 2;
+    if (ts_.Is(v, "-")) ++v;
+    if (v + 1 != b && !(v + 2 == b && ts_.Is(v + 1, ";"))) return Constants::kOther;
+    const bool number = ts_.tokens[v].kind == TokenKind::kNumber;
+    const bool none_or_false = ts_.Is(v, "False") || ts_.Is(v, "None");
+    if (!number && !none_or_false && ts_.tokens[v].kind != TokenKind::kString) return Constants::kOther;
+    falsy |= none_or_false;
+    numbers &= number;
+  }
+  return falsy ? Constants::kFalsy : numbers ? Constants::kNumbers : Constants::kOther;
+}
+
 // CUTLASS's `if cc in [90, 100]: logger.warning("Reverting to SM80-tagged kernels") ...`: a
 // body that opens with a warning is a workaround for the arches it names; the others carry on
 // along the main path, so neither side is an exclusion.
@@ -170,6 +202,11 @@ bool StatementIndex::IsLogging(size_t a, size_t b) const {
 Branch StatementIndex::IfBranch(size_t k) const {
   if (BlockRefuses(k)) return Branch::kRefuse;
   if (BlockWarnsFirst(k)) return Branch::kFallback;
+  switch (BlockSetsConstants(k)) {
+    case Constants::kFalsy: return Branch::kRefuse;     // `valid = False; msg = "..."`: a restriction
+    case Constants::kNumbers: return Branch::kFallback;  // `num_threads = 384`: tuning
+    case Constants::kOther: break;
+  }
   const int depth = lines_[k].depth;
   size_t j = BlockEnd(k);
   while (j < lines_.size() && lines_[j].depth == depth && ts_.Is(lines_[j].first, "elif")) j = BlockEnd(j);

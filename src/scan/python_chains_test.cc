@@ -23,6 +23,26 @@ def pick_backend(device):
     return backend
 )";
 
+// The chain inside another `if` is found too (flash-attention's per-arch forward classes sit
+// under `if not use_cached:`).
+TEST(Chains, ChainsInsideAnotherIfAreFound) {
+  constexpr const char* kNested = R"(import torch
+
+def forward(device, cached):
+    major, minor = torch.cuda.get_device_capability(device)
+    if not cached:
+        if major == 9:
+            fwd = "sm90"
+        elif major == 12:
+            fwd = "sm120"
+    return fwd
+)";
+  Result<ScannedModule> scanned = ScanPythonModule("fwd.py", kNested, arch::AllArches());
+  ASSERT_TRUE(scanned.ok()) << scanned.error().str();
+  ASSERT_EQ(scanned->summary.chains.size(), 1u);
+  EXPECT_EQ(scanned->summary.chains[0][0].first_line, 6);
+}
+
 TEST(Chains, AnArchAnotherBranchAdmitsIsNotKeptOutByThisOne) {
   const std::vector<arch::Arch> arches = arch::AllArches();
   Result<ScannedModule> scanned = ScanPythonModule("gemm.py", kDispatch, arches);
