@@ -487,8 +487,14 @@ bool IsConfigSanityCheck(const Finding& f) {
     for (char c : s) out += static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
     return out;
   };
-  const size_t colons = f.scope.rfind("::");
-  if (colons != std::string::npos && upper(f.scope.substr(0, colons)).find("CONFIG") != std::string::npos) return true;
+  // A type's own code: a scope part that is a CamelCase type name with Config in it
+  // (`CutlassGemmConfig::toString`, or a constructor defined in its class: `CutlassGemmConfig`).
+  for (size_t at = 0; at < f.scope.size();) {
+    const size_t end = std::min(f.scope.find("::", at), f.scope.size());
+    const std::string_view part = std::string_view(f.scope).substr(at, end - at);
+    if (!part.empty() && std::isupper(static_cast<unsigned char>(part[0])) && part.find("Config") != part.npos) return true;
+    at = end + 2;
+  }
   return upper(f.text).find("CONFIG") != std::string::npos;
 }
 

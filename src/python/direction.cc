@@ -137,6 +137,25 @@ bool StatementIndex::BlockRefuses(size_t k) const {
   return true;
 }
 
+// A body that is one call to a validator (`validate_*`, `_validate_*`, `check_*`, `_check_*`)
+// restricts the arches its condition names: flash-attention checks head dims on every arch but
+// SM12x, which passes unchecked.
+bool StatementIndex::BlockOnlyValidates(size_t k) const {
+  const size_t colon = HeaderColon(k);
+  if (colon == std::string_view::npos) return false;
+  size_t a = colon + 1, b = lines_[k].last;
+  if (a >= b) {
+    if (BlockEnd(k) != k + 2) return false;  // exactly one statement
+    a = lines_[k + 1].first, b = lines_[k + 1].last;
+  }
+  size_t i = a;
+  while (i + 2 < b && ts_.IsName(i) && ts_.Is(i + 1, ".")) i += 2;
+  if (!ts_.IsName(i) || !ts_.Is(i + 1, "(") || ts_.match[i + 1] + 1 != b) return false;
+  std::string_view name = ts_.Text(i);
+  while (name.starts_with("_")) name.remove_prefix(1);
+  return name.starts_with("validate") || name.starts_with("check_");
+}
+
 // The body's statements all bind constants (`NAME = value`, `self.x = value`)? CUTLASS's
 // `if self.cc in [100, 101, 103] and ...: valid = False` restricts the arches it names, so those
 // outside pass; flash-attention's `if arch // 10 not in [9, 12]: num_threads = 384` tunes.
@@ -202,6 +221,7 @@ bool StatementIndex::IsLogging(size_t a, size_t b) const {
 Branch StatementIndex::IfBranch(size_t k) const {
   if (BlockRefuses(k)) return Branch::kRefuse;
   if (BlockWarnsFirst(k)) return Branch::kFallback;
+  if (BlockOnlyValidates(k)) return Branch::kRefuse;  // `if arch // 10 != 12: _validate_head_dims(...)`
   switch (BlockSetsConstants(k)) {
     case Constants::kFalsy: return Branch::kRefuse;     // `valid = False; msg = "..."`: a restriction
     case Constants::kNumbers: return Branch::kFallback;  // `num_threads = 384`: tuning

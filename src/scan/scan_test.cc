@@ -166,9 +166,11 @@ TEST(ScanFileGates, RuntimeDispatchArmsEnclosingArmsAndConfigChecks) {
       "    TLLM_THROW(\"unsupported SM\");\n"
       "  }\n"
       "}\n"
-      "CutlassGemmConfig::CutlassGemmConfig(int sm_version) {\n"
-      "  TLLM_CHECK_WITH_INFO(sm_version >= 100 && sm_version < 120, \"Expected SM 10x version\");\n"
-      "}\n"
+      "struct CutlassGemmConfig {\n"
+      "  CutlassGemmConfig(int sm_version) {\n"
+      "    TLLM_CHECK_WITH_INFO(sm_version >= 100 && sm_version < 120, \"Expected SM 10x version\");\n"
+      "  }\n"
+      "};\n"
       "void run(const Inputs& inputs, int sm) {\n"
       "  TLLM_CHECK_WITH_INFO(inputs.gemm_config.sm_version == 80, \"SM80 fallback config\");\n"
       "  TLLM_CHECK_WITH_INFO(sm == 90, \"Hopper only\");\n"
@@ -177,9 +179,9 @@ TEST(ScanFileGates, RuntimeDispatchArmsEnclosingArmsAndConfigChecks) {
   ASSERT_TRUE(found.ok());
   std::map<int, const Finding*> at;
   for (const Finding& f : *found) at[f.line] = &f;
-  EXPECT_FALSE(at.count(14)) << "a config constructor's own check";
-  EXPECT_FALSE(at.count(17)) << "a check of the config's SM";
-  ASSERT_TRUE(at.count(18)) << "a device check beside them stays";
+  EXPECT_FALSE(at.count(15)) << "a config constructor's own check (defined in its class)";
+  EXPECT_FALSE(at.count(19)) << "a check of the config's SM";
+  ASSERT_TRUE(at.count(20)) << "a device check beside them stays";
   ASSERT_TRUE(at.count(4) && at.count(5));
   const std::vector<std::string> others = {"sm_80", "sm_89", "sm_90"};
   EXPECT_FALSE(ExcludesTarget(*at[4], "sm_120", others)) << "sm_120 takes the sm_ >= 90 arm";
