@@ -38,8 +38,8 @@ bool IsCapabilityName(std::string_view name);
 // GEMM config")` inside a toString).
 bool IsCheckName(std::string_view name);
 
-// Whether a runtime finding tests a configuration rather than the device: inside a class whose
-// name says Config, or on a value reached through one (`inputs.gemm_config.sm_version`).
+// Whether a runtime finding tests a configuration rather than the device: a value reached
+// through one (`inputs.gemm_config.sm_version`).
 bool IsConfigSanityCheck(const Finding& f);
 const std::vector<std::string_view>& CapabilityNeedles();
 // The normal forms IsCapabilityName accepts (lowercase, no '_', no m prefix).
