@@ -137,17 +137,25 @@ bool StatementIndex::BlockRefuses(size_t k) const {
   return true;
 }
 
-// A body that is one call to a validator (`validate_*`, `_validate_*`, `check_*`, `_check_*`)
+// A body of asserts and validator calls (`validate_*`, `_validate_*`, `check_*`, `_check_*`)
 // restricts the arches its condition names: flash-attention checks head dims on every arch but
 // SM12x, which passes unchecked.
 bool StatementIndex::BlockOnlyValidates(size_t k) const {
   const size_t colon = HeaderColon(k);
   if (colon == std::string_view::npos) return false;
-  size_t a = colon + 1, b = lines_[k].last;
-  if (a >= b) {
-    if (BlockEnd(k) != k + 2) return false;  // exactly one statement
-    a = lines_[k + 1].first, b = lines_[k + 1].last;
+  if (colon + 1 < lines_[k].last) return IsValidation(colon + 1, lines_[k].last);
+  bool any = false;
+  for (size_t j = k + 1; j < BlockEnd(k); ++j) {
+    if (lines_[j].depth != lines_[k].depth + 1) continue;  // inside a statement already read
+    if (!IsValidation(lines_[j].first, lines_[j].last)) return false;
+    any = true;
   }
+  return any;
+}
+
+// `assert ...` (flash-attention's asserts for its SM100 hd256 kernel), or one call to a validator.
+bool StatementIndex::IsValidation(size_t a, size_t b) const {
+  if (ts_.Is(a, "assert")) return true;
   size_t i = a;
   while (i + 2 < b && ts_.IsName(i) && ts_.Is(i + 1, ".")) i += 2;
   if (!ts_.IsName(i) || !ts_.Is(i + 1, "(") || ts_.match[i + 1] + 1 != b) return false;
