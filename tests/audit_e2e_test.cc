@@ -134,6 +134,9 @@ TEST(AuditEnvironment, ReportsGatesRecordMismatchesAndBinaries) {
                         std::filesystem::copy_options::recursive);
   const auto edited = dir.path() / "minifi/jit/core.py";
   WriteFile(edited, ReadFile(edited) + "# edited by hand\n");
+  // Only the sources audit reads are checked against RECORD, not every installed file.
+  const auto metadata = dir.path() / "minifi-0.1.0.dist-info/METADATA";
+  WriteFile(metadata, ReadFile(metadata) + "Summary: changed\n");
 
   RunResult r = RunArchpatch({"audit", "--arch", "sm_120", "--site-packages", dir.path().string(), "--json"});
   EXPECT_EQ(r.exit_code, 1) << r.err;

@@ -22,6 +22,7 @@
 #include "report/json_stream.h"
 #include "report/sarif.h"
 #include "scan/audit.h"
+#include "scan/scan.h"
 #include "scan/groups.h"
 
 namespace archpatch::cli {
@@ -78,10 +79,14 @@ struct RecordMismatch {
   std::string state;  // "modified" | "missing"
 };
 
+// Only the sources the audit reads (Python, CUDA, C++) are checked: they are what a hand edit
+// or `sed -i` changes, and hashing every file of a GPU environment (7.3 GB: libtorch_cuda.so,
+// cuDNN, ...) was most of an environment audit's 25 s.
 std::vector<RecordMismatch> RecordMismatches(const env::Environment& env) {
   std::vector<RecordMismatch> out;
+  const auto is_source = [](std::string_view path) { return scan::KindOf(path) != scan::FileKind::kOther; };
   for (const env::Distribution& dist : env.distributions) {
-    for (const env::FileCheck& check : env::ModifiedFiles(dist)) {
+    for (const env::FileCheck& check : env::ModifiedFiles(dist, is_source)) {
       out.push_back({dist.normalized_name, env.site_packages / check.path,
                      std::string(env::FileStateName(check.state))});
     }

@@ -3,7 +3,9 @@
 #include <cerrno>
 #include <cstring>
 #include <fstream>
+#include <memory>
 #include <sstream>
+#include <vector>
 
 #include <fmt/format.h>
 #include <openssl/evp.h>
@@ -28,10 +30,11 @@ std::string Sha256Hex(std::string_view bytes) {
   return out;
 }
 
-std::string Sha256UrlsafeB64(std::string_view bytes) {
+namespace {
+
+std::string UrlsafeB64(const std::string& raw) {
   static constexpr char kAlphabet[] =
       "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
-  const std::string raw = Sha256Raw(bytes);
   std::string out;
   size_t i = 0;
   for (; i + 2 < raw.size(); i += 3) {
@@ -46,6 +49,31 @@ std::string Sha256UrlsafeB64(std::string_view bytes) {
     for (size_t k = 0; k < chars; ++k) out += kAlphabet[(v >> (18 - 6 * k)) & 63];
   }
   return out;
+}
+
+}  // namespace
+
+std::string Sha256UrlsafeB64(std::string_view bytes) { return UrlsafeB64(Sha256Raw(bytes)); }
+
+// Read in 1 MiB pieces: an environment's RECORD lists libtorch_cuda.so (over 1 GB), which read
+// whole was the audit's peak RSS on a GPU machine.
+Result<std::string> Sha256UrlsafeB64OfFile(const std::filesystem::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return Error{fmt::format("cannot read '{}': {}", path.string(), std::strerror(errno)), {}};
+  std::unique_ptr<EVP_MD_CTX, decltype(&EVP_MD_CTX_free)> ctx(EVP_MD_CTX_new(), EVP_MD_CTX_free);
+  if (!ctx || EVP_DigestInit_ex(ctx.get(), EVP_sha256(), nullptr) != 1) throw Fatal("OpenSSL could not start a SHA-256 digest");
+  std::vector<char> buffer(1 << 20);
+  while (in) {
+    in.read(buffer.data(), static_cast<std::streamsize>(buffer.size()));
+    if (in.gcount() > 0 && EVP_DigestUpdate(ctx.get(), buffer.data(), static_cast<size_t>(in.gcount())) != 1) {
+      throw Fatal("OpenSSL could not compute a SHA-256 digest");
+    }
+  }
+  if (in.bad()) return Error{fmt::format("cannot read '{}'", path.string()), {}};
+  unsigned char digest[EVP_MAX_MD_SIZE];
+  unsigned int length = 0;
+  if (EVP_DigestFinal_ex(ctx.get(), digest, &length) != 1) throw Fatal("OpenSSL could not compute a SHA-256 digest");
+  return UrlsafeB64(std::string(reinterpret_cast<const char*>(digest), length));
 }
 
 Result<std::string> ReadFileBytes(const std::filesystem::path& path) {

@@ -200,19 +200,24 @@ FileCheck VerifyFile(const Distribution& dist, const RecordEntry& entry) {
     check.state = FileState::kUnchecked;
     return check;
   }
-  Result<std::string> bytes = ReadFileBytes(path);
-  if (!bytes) {
+  Result<std::string> hash = Sha256UrlsafeB64OfFile(path);
+  if (!hash) {
     check.state = FileState::kMissing;
     return check;
   }
-  check.actual_hash = Sha256UrlsafeB64(*bytes);
+  check.actual_hash = *hash;
   if (check.actual_hash != entry.hash) check.state = FileState::kModified;
   return check;
 }
 
 std::vector<FileCheck> ModifiedFiles(const Distribution& dist) {
+  return ModifiedFiles(dist, [](std::string_view) { return true; });
+}
+
+std::vector<FileCheck> ModifiedFiles(const Distribution& dist, const std::function<bool(std::string_view)>& wanted) {
   std::vector<FileCheck> changed;
   for (const RecordEntry& entry : dist.record) {
+    if (!wanted(entry.path)) continue;
     FileCheck check = VerifyFile(dist, entry);
     if (check.state == FileState::kModified || check.state == FileState::kMissing) {
       changed.push_back(std::move(check));

@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -81,5 +82,7 @@ struct FileCheck {
 FileCheck VerifyFile(const Distribution& dist, const RecordEntry& entry);
 // Every file of the distribution that is not as RECORD says (modified or missing), sorted by path.
 std::vector<FileCheck> ModifiedFiles(const Distribution& dist);
+// The same among the RECORD paths `wanted` accepts (an audit checks the sources it reads).
+std::vector<FileCheck> ModifiedFiles(const Distribution& dist, const std::function<bool(std::string_view)>& wanted);
 
 }  // namespace archpatch::env

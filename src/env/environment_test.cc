@@ -68,6 +68,22 @@ TEST(Environment, VerifiesFilesAgainstRecord) {
   EXPECT_EQ(changed[0].state, FileState::kMissing);
   EXPECT_EQ(changed[1].path, "demo_pkg/jit.py");
   EXPECT_EQ(changed[1].state, FileState::kModified);
+  // Among the paths a filter accepts only.
+  std::vector<FileCheck> gone = ModifiedFiles(dist, [](std::string_view p) { return p.ends_with("gone.py"); });
+  ASSERT_EQ(gone.size(), 1u);
+  EXPECT_EQ(gone[0].path, "demo_pkg/gone.py");
+}
+
+// A file bigger than the 1 MiB the digest reads at a time hashes as its bytes do in memory.
+TEST(Environment, FileDigestIsTheDigestOfItsBytes) {
+  TempTree tree;
+  std::string big(3 * (1 << 20) + 17, '\0');
+  for (size_t i = 0; i < big.size(); ++i) big[i] = static_cast<char>(i * 131 % 251);
+  tree.Write("libbig.so", big);
+  Result<std::string> hashed = Sha256UrlsafeB64OfFile(tree.root() / "libbig.so");
+  ASSERT_TRUE(hashed.ok());
+  EXPECT_EQ(*hashed, Sha256UrlsafeB64(big));
+  EXPECT_FALSE(Sha256UrlsafeB64OfFile(tree.root() / "absent").ok());
 }
 
 TEST(Environment, RecordErrorsCarryTheLine) {
