@@ -21,14 +21,9 @@ namespace archpatch::cuda::runtime_detail {
 
 inline constexpr int kMaxBoundDepth = 4;  // `bool a = b && c;` chains
 
-inline std::string Upper(std::string_view s) {
-  std::string out;
-  for (char c : s) out += static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
-  return out;
-}
 
 inline bool IsErrorCall(std::string_view name) {
-  const std::string upper = Upper(name);
+  const std::string upper = UpperCase(name);
   return upper.find("THROW") != std::string::npos || upper.find("UNREACHABLE") != std::string::npos ||
          upper.find("ERROR") != std::string::npos || upper == "ABORT" || upper == "EXIT" || upper == "FATAL";
 }
@@ -238,7 +233,7 @@ class Evaluator {
         std::string_view index = v_.Text(k + 2);
         std::string inner;
         for (size_t m = paren + 1; m < end; ++m) inner += std::string(v_.Text(m));
-        const std::string lower = Upper(inner);
+        const std::string lower = UpperCase(inner);
         const bool capability = lower.find("PROP") != std::string::npos || lower.find("CAPAB") != std::string::npos ||
                                 lower.find("ARCH") != std::string::npos || lower.find("SM") != std::string::npos ||
                                 lower.find("VERSION") != std::string::npos || lower.find("CC") != std::string::npos;
@@ -258,7 +253,7 @@ class Evaluator {
     if (last.empty()) return {};
     if (IsCapabilityRef(last)) {
       saw_capability = true;
-      const std::string upper = Upper(last);
+      const std::string upper = UpperCase(last);
       if (upper.find("MINOR") != std::string::npos) return Int(arch_.minor, true);
       if (upper.find("MAJOR") != std::string::npos) return Int(arch_.major, true);
       return {Val::Kind::kScalar, 0, Tri::kUnknown, true};

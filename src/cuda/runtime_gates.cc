@@ -95,10 +95,15 @@ std::string CalleeName(CXCursor c, std::vector<CXCursor>& args) {
 
 }  // namespace
 
+std::string UpperCase(std::string_view s) {
+  std::string out;
+  for (char c : s) out += static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  return out;
+}
+
 bool IsCheckName(std::string_view name) {
   if (name == "assert") return false;
-  std::string upper;
-  for (char ch : name) upper += static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));
+  const std::string upper = UpperCase(name);
   return upper.find("CHECK") != std::string::npos || upper.find("ASSERT") != std::string::npos ||
          upper.find("REQUIRE") != std::string::npos || upper.find("ENSURE") != std::string::npos;
 }
@@ -483,9 +488,7 @@ std::string BlankIrrelevantBodies(std::string_view contents, const std::vector<T
 // checks the SM it is given stays: the heuristics hand it the device's SM, and users met
 // "Expected SM 10x version" there, TensorRT-LLM #5018.)
 bool IsConfigSanityCheck(const Finding& f) {
-  std::string upper;
-  for (char c : f.text) upper += static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
-  return upper.find("CONFIG") != std::string::npos;
+  return UpperCase(f.text).find("CONFIG") != std::string::npos;
 }
 
 Result<std::vector<Finding>> FindRuntimeGates(const std::string& file, std::string_view contents,

@@ -31,6 +31,9 @@ Result<std::vector<Finding>> FindRuntimeGates(const std::string& file, std::stri
 // of CapabilityNeedles(), which the byte prefilter searches for.
 bool IsCapabilityName(std::string_view name);
 
+// ASCII upper case, for the case-blind name tests of the runtime passes.
+std::string UpperCase(std::string_view s);
+
 // Whether a call or macro named so checks its argument and fails when false: TORCH_CHECK,
 // TVM_FFI_ICHECK_EQ, FLASHINFER_ASSERT, ... `assert` itself is left out: it is compiled away under
 // NDEBUG, which release wheels and JIT builds define, so it checks the authors' own

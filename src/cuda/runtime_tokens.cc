@@ -67,7 +67,7 @@ class TokenScan {
 
   bool IsLogging(size_t s) const {
     for (size_t k = s; k < v_.t.size() && (v_.IsIdent(k) || v_.Is(k, "::") || v_.Is(k, ".") || v_.Is(k, "<<")); ++k) {
-      const std::string upper = Upper(v_.Text(k));
+      const std::string upper = UpperCase(v_.Text(k));
       if (upper.find("LOG") != std::string::npos || upper.find("WARN") != std::string::npos ||
           upper.find("PRINT") != std::string::npos || upper == "CERR" || upper == "COUT") {
         return true;
@@ -98,7 +98,7 @@ class TokenScan {
     if (v_.Is(s, "return")) {
       if (v_.Is(s + 1, ";")) return true;
       if (v_.Is(s + 1, "false") || v_.Is(s + 1, "nullptr") || v_.Is(s + 1, "NULL")) return v_.Is(s + 2, ";");
-      const std::string upper = Upper(v_.Text(s + 1));
+      const std::string upper = UpperCase(v_.Text(s + 1));
       return upper.find("ERROR") != std::string::npos || upper.find("UNSUPPORTED") != std::string::npos ||
              upper.find("NOT_SUPPORTED") != std::string::npos;
     }
