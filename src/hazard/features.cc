@@ -9,23 +9,19 @@
 
 #include "util/data_dir.h"
 #include "util/input_file.h"
+#include "util/yaml_reader.h"
 
 namespace archpatch::hazard {
 namespace {
 
 
-Error At(const std::string& path, const YAML::Node& node, const std::string& message) {
-  const YAML::Mark mark = node.Mark();
-  return Error{message, {path, mark.line + 1, mark.column + 1}};
-}
-
-Result<std::vector<std::string>> StringList(const std::string& path, const YAML::Node& node,
+Result<std::vector<std::string>> StringList(const YamlReader& r, const YAML::Node& node,
                                             const std::string& key) {
-  if (!node.IsSequence()) return At(path, node, fmt::format("'{}' must be a list of strings", key));
+  if (!node.IsSequence()) return r.ErrorAt(node, fmt::format("'{}' must be a list of strings", key));
   std::vector<std::string> out;
   for (const YAML::Node& item : node) {
-    if (!item.IsScalar()) return At(path, item, fmt::format("'{}' must be a list of strings", key));
-    out.push_back(item.as<std::string>());
+    if (!item.IsScalar()) return r.ErrorAt(item, fmt::format("'{}' must be a list of strings", key));
+    out.push_back(item.Scalar());
   }
   return out;
 }
@@ -66,53 +62,56 @@ const Feature* BestMatch(const std::vector<Feature>& features, std::string_view 
   return best;
 }
 
-Result<Feature> ParseFeature(const std::string& path, const YAML::Node& node) {
+Result<Feature> ParseFeature(const YamlReader& r, const YAML::Node& node) {
   static const std::set<std::string> kKeys = {"id", "what", "ptx", "names", "arches", "source"};
-  if (!node.IsMap()) return At(path, node, "each feature must be a mapping");
+  if (!node.IsMap()) return r.ErrorAt(node, "each feature must be a mapping");
   Feature f;
   f.line = node.Mark().line + 1;
   for (const auto& kv : node) {
-    const std::string key = kv.first.as<std::string>();
-    if (!kKeys.count(key)) return At(path, kv.first, fmt::format("unknown key '{}' in a feature", key));
+    Result<std::string> key_text = r.Key(kv.first);
+    if (!key_text) return key_text.error();
+    const std::string& key = *key_text;
+    if (!kKeys.count(key)) return r.ErrorAt(kv.first, fmt::format("unknown key '{}' in a feature", key));
     if (key == "id" || key == "what" || key == "source") {
-      if (!kv.second.IsScalar()) return At(path, kv.second, fmt::format("'{}' must be a string", key));
-      (key == "id" ? f.id : key == "what" ? f.what : f.source) = kv.second.as<std::string>();
+      if (!kv.second.IsScalar()) return r.ErrorAt(kv.second, fmt::format("'{}' must be a string", key));
+      (key == "id" ? f.id : key == "what" ? f.what : f.source) = kv.second.Scalar();
       continue;
     }
-    Result<std::vector<std::string>> list = StringList(path, kv.second, key);
+    Result<std::vector<std::string>> list = StringList(r, kv.second, key);
     if (!list) return list.error();
     (key == "ptx" ? f.ptx : key == "names" ? f.names : f.arches) = std::move(*list);
   }
-  if (f.id.empty()) return At(path, node, "a feature needs an 'id'");
-  if (f.source.empty()) return At(path, node, fmt::format("feature '{}' has no 'source'", f.id));
-  if (f.arches.empty()) return At(path, node, fmt::format("feature '{}' has no 'arches'", f.id));
+  if (f.id.empty()) return r.ErrorAt(node, "a feature needs an 'id'");
+  if (f.source.empty()) return r.ErrorAt(node, fmt::format("feature '{}' has no 'source'", f.id));
+  if (f.arches.empty()) return r.ErrorAt(node, fmt::format("feature '{}' has no 'arches'", f.id));
   if (f.ptx.empty() && f.names.empty()) {
-    return At(path, node, fmt::format("feature '{}' needs 'ptx' or 'names' to be found by", f.id));
+    return r.ErrorAt(node, fmt::format("feature '{}' needs 'ptx' or 'names' to be found by", f.id));
   }
   for (const std::string& spec : f.arches) {
     if (!ValidSpec(spec)) {
-      return At(path, node["arches"], fmt::format("feature '{}': '{}' names no arch of the table "
+      return r.ErrorAt(node["arches"], fmt::format("feature '{}': '{}' names no arch of the table "
                                                   "(write sm_90a, sm_100f or sm_90+)", f.id, spec));
     }
   }
   return f;
 }
 
-Status ParsePortable(const std::string& path, const YAML::Node& node, FeatureTable& table) {
-  if (!node.IsMap()) return At(path, node, "'portable' must be a mapping with 'names' and 'source'");
+Status ParsePortable(const YamlReader& r, const YAML::Node& node, FeatureTable& table) {
+  if (!node.IsMap()) return r.ErrorAt(node, "'portable' must be a mapping with 'names' and 'source'");
   for (const auto& kv : node) {
-    const std::string key = kv.first.as<std::string>();
-    if (key == "source" && kv.second.IsScalar()) {
-      table.portable_source = kv.second.as<std::string>();
-    } else if (key == "names") {
-      Result<std::vector<std::string>> list = StringList(path, kv.second, key);
+    Result<std::string> key = r.Key(kv.first);
+    if (!key) return key.error();
+    if (*key == "source" && kv.second.IsScalar()) {
+      table.portable_source = kv.second.Scalar();
+    } else if (*key == "names") {
+      Result<std::vector<std::string>> list = StringList(r, kv.second, *key);
       if (!list) return list.error();
       table.portable = std::move(*list);
     } else {
-      return At(path, kv.first, fmt::format("unknown key '{}' in 'portable'", key));
+      return r.ErrorAt(kv.first, fmt::format("unknown key '{}' in 'portable'", *key));
     }
   }
-  if (table.portable_source.empty()) return At(path, node, "'portable' has no 'source'");
+  if (table.portable_source.empty()) return r.ErrorAt(node, "'portable' has no 'source'");
   return Ok{};
 }
 
@@ -188,28 +187,28 @@ bool FeatureTable::IsPortable(std::string_view identifier) const {
 }
 
 Result<FeatureTable> ParseFeatures(std::string_view yaml, const std::string& path) {
-  YAML::Node root;
-  try {
-    root = YAML::Load(std::string(yaml));
-  } catch (const YAML::Exception& e) {
-    return Error{e.msg, {path, e.mark.line + 1, e.mark.column + 1}};
-  }
+  const YamlReader r(path);
+  Result<YAML::Node> loaded = r.LoadOne(yaml);
+  if (!loaded) return loaded.error();
+  const YAML::Node& root = *loaded;
   if (!root.IsMap()) return Error{"the features table must be a mapping with 'features'", {path, 1, 1}};
   FeatureTable table;
   for (const auto& kv : root) {
-    const std::string key = kv.first.as<std::string>();
+    Result<std::string> key_text = r.Key(kv.first);
+    if (!key_text) return key_text.error();
+    const std::string& key = *key_text;
     if (key == "features") {
-      if (!kv.second.IsSequence()) return At(path, kv.second, "'features' must be a list");
+      if (!kv.second.IsSequence()) return r.ErrorAt(kv.second, "'features' must be a list");
       for (const YAML::Node& node : kv.second) {
-        Result<Feature> f = ParseFeature(path, node);
+        Result<Feature> f = ParseFeature(r, node);
         if (!f) return f.error();
         table.features.push_back(std::move(*f));
       }
     } else if (key == "portable") {
-      Status s = ParsePortable(path, kv.second, table);
+      Status s = ParsePortable(r, kv.second, table);
       if (!s) return s.error();
     } else {
-      return At(path, kv.first, fmt::format("unknown key '{}' (expected 'features' or 'portable')", key));
+      return r.ErrorAt(kv.first, fmt::format("unknown key '{}' (expected 'features' or 'portable')", key));
     }
   }
   if (table.features.empty()) return Error{"the features table lists no feature", {path, 1, 1}};

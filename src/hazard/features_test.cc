@@ -100,6 +100,25 @@ TEST(FeaturesParse, UnknownKeysAndBadArchSpecsAreRefused) {
   EXPECT_NE(t.error().message.find("'sm_130a' names no arch of the table"), std::string::npos);
 }
 
+// yaml-cpp's as<std::string>() throws on a key that is a list or a map; found by fuzz_features.
+TEST(FeaturesParse, KeysThatAreNotStringsAreErrorsWithTheirPlace) {
+  Result<FeatureTable> t = ParseFeatures("? [features]\n: x\n", "f.yaml");
+  ASSERT_FALSE(t.ok());
+  EXPECT_EQ(t.error().str(), "f.yaml:1:3: a key must be a string, found a list");
+  t = ParseFeatures("features:\n  - ? {id: y}\n    : z\n", "f.yaml");
+  ASSERT_FALSE(t.ok());
+  EXPECT_EQ(t.error().str(), "f.yaml:2:7: a key must be a string, found a map");
+  t = ParseFeatures("portable:\n  ? [names]\n  : [a]\n", "f.yaml");
+  ASSERT_FALSE(t.ok());
+  EXPECT_EQ(t.error().str(), "f.yaml:2:5: a key must be a string, found a list");
+}
+
+TEST(FeaturesParse, ASecondDocumentIsRefused) {
+  Result<FeatureTable> t = ParseFeatures("features: []\n---\nfeatures: []\n", "f.yaml");
+  ASSERT_FALSE(t.ok());
+  EXPECT_EQ(t.error().str(), "f.yaml:2:1: a second YAML document; a file holds one");
+}
+
 TEST(Glob, StarsAndQuestionMarks) {
   EXPECT_TRUE(GlobMatch("wgmma.*", "wgmma.fence.sync.aligned"));
   EXPECT_FALSE(GlobMatch("wgmma.*", "wgmma"));

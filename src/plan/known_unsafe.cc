@@ -8,14 +8,13 @@
 #include "env/environment.h"
 #include "plan/locate.h"
 #include "plan/rule_coverage.h"
-#include "rules/yaml_schema.h"
+#include "util/yaml_reader.h"
 #include "util/data_dir.h"
 #include "util/input_file.h"
 
 namespace archpatch::plan {
 namespace {
 
-using rules::YamlReader;
 
 const std::vector<std::string_view> kEntryKeys = {"id", "distribution", "targets", "what", "because", "reported", "places"};
 const std::vector<std::string_view> kEntryRequired = {"id", "targets", "what", "because", "places"};
@@ -31,7 +30,7 @@ Result<std::string> Text(const YamlReader& r, const YAML::Node& map, const char*
 }
 
 Result<UnsafePlace> ParsePlace(const YamlReader& r, const YAML::Node& node) {
-  if (!node.IsMap()) return r.ErrorAt(node, fmt::format("a place must be a map (file, scope, text), found a {}", rules::NodeTypeName(node)));
+  if (!node.IsMap()) return r.ErrorAt(node, fmt::format("a place must be a map (file, scope, text), found {}", NodeTypeName(node)));
   if (Status keys = r.CheckKeys(node, "place", kPlaceKeys, {"file"}); !keys) return keys.error();
   UnsafePlace place;
   for (auto [key, out, required] : {std::tuple{"file", &place.file, true}, {"scope", &place.scope, false}, {"text", &place.text, false}}) {
@@ -56,7 +55,7 @@ Result<std::vector<arch::Arch>> ParseTargets(const YamlReader& r, const YAML::No
 }
 
 Result<KnownUnsafe> ParseEntry(const YamlReader& r, const YAML::Node& node) {
-  if (!node.IsMap()) return r.ErrorAt(node, fmt::format("an entry must be a map, found a {}", rules::NodeTypeName(node)));
+  if (!node.IsMap()) return r.ErrorAt(node, fmt::format("an entry must be a map, found {}", NodeTypeName(node)));
   if (Status keys = r.CheckKeys(node, "entry", kEntryKeys, kEntryRequired); !keys) return keys.error();
   KnownUnsafe entry;
   for (auto [key, out, required] : {std::tuple{"id", &entry.id, true}, {"distribution", &entry.distribution, false},

@@ -12,7 +12,7 @@
 
 #include "env/digest.h"
 #include "util/data_dir.h"
-#include "rules/yaml_schema.h"
+#include "util/yaml_reader.h"
 #include "util/input_file.h"
 
 namespace archpatch::rules {

@@ -11,7 +11,7 @@
 #include "env/safe_path.h"
 #include "env/version.h"
 #include "rules/loader.h"
-#include "rules/yaml_schema.h"
+#include "util/yaml_reader.h"
 
 namespace archpatch::rules {
 namespace {
@@ -266,7 +266,7 @@ Result<Rule> ParseRoot(const YamlReader& r, const YAML::Node& root, const std::f
 Result<Rule> ParseRule(std::string_view yaml_text, const std::filesystem::path& file_name,
                        const std::vector<std::string>& known_caches) {
   YamlReader reader(file_name.string());
-  Result<YAML::Node> loaded = reader.LoadOne(yaml_text);
+  Result<YAML::Node> loaded = reader.LoadOne(yaml_text, "put each rule in its own file");
   if (!loaded) return loaded.error();
   const YAML::Node root = *loaded;
   if (!root.IsMap()) {

@@ -15,42 +15,43 @@
 
 #include "store/caches_remove.h"
 #include "util/input_file.h"
-#include "util/yaml_text.h"
+#include "util/yaml_reader.h"
 
 namespace archpatch::store {
 namespace {
 
 constexpr int kMaxModuleDepth = 8;  // flashinfer: <root>/<version>/<arch>/cached_ops/<module>
 
-Error At(const YAML::Node& node, const std::string& file, const std::string& what) {
-  const YAML::Mark& m = node.Mark();
-  return Error{what, Location{file, m.line + 1, m.column + 1}};
-}
-
-Result<CacheKind> ParseKind(const YAML::Node& node, const std::string& file) {
-  if (!node.IsMap()) return At(node, file, "a cache kind must be a mapping");
+Result<CacheKind> ParseKind(const YAML::Node& node, const YamlReader& r) {
+  if (!node.IsMap()) return r.ErrorAt(node, "a cache kind must be a mapping");
   CacheKind kind;
   for (const auto& item : node) {
-    std::string key = item.first.as<std::string>();
+    Result<std::string> key_text = r.Key(item.first);
+    if (!key_text) return key_text.error();
+    const std::string& key = *key_text;
     const YAML::Node& value = item.second;
     if (key == "ninja") {
       if (!value.IsScalar() || (value.Scalar() != "true" && value.Scalar() != "false")) {
-        return At(value, file, "'ninja' must be true or false");
+        return r.ErrorAt(value, "'ninja' must be true or false");
       }
       kind.ninja = value.Scalar() == "true";
     } else if (key == "used_by") {
-      if (!value.IsSequence()) return At(value, file, "'used_by' must be a list of distributions");
-      for (const auto& d : value) kind.used_by.push_back(d.as<std::string>());
+      if (!value.IsSequence()) return r.ErrorAt(value, "'used_by' must be a list of distributions");
+      for (const auto& d : value) {
+        Result<std::string> dist = r.Scalar(d, "'used_by' entries");
+        if (!dist) return dist.error();
+        kind.used_by.push_back(*dist);
+      }
     } else if (key == "name" || key == "description" || key == "root") {
-      if (!value.IsScalar()) return At(value, file, fmt::format("'{}' must be a string", key));
+      if (!value.IsScalar()) return r.ErrorAt(value, fmt::format("'{}' must be a string", key));
       (key == "name" ? kind.name : key == "root" ? kind.root : kind.description) = value.Scalar();
     } else {
-      return At(item.first, file,
+      return r.ErrorAt(item.first,
                 fmt::format("unknown key '{}' (expected name, description, root, ninja, used_by)", key));
     }
   }
-  if (kind.name.empty()) return At(node, file, "a cache kind needs a 'name'");
-  if (kind.root.empty()) return At(node, file, fmt::format("cache '{}' needs a 'root'", kind.name));
+  if (kind.name.empty()) return r.ErrorAt(node, "a cache kind needs a 'name'");
+  if (kind.root.empty()) return r.ErrorAt(node, fmt::format("cache '{}' needs a 'root'", kind.name));
   return kind;
 }
 
@@ -145,31 +146,25 @@ bool ModuleUses(Disk& disk, const fs::path& module, const std::vector<fs::path>&
 }  // namespace
 
 Result<std::vector<CacheKind>> ParseCacheKinds(const std::string& yaml_text, const std::string& file) {
-  // YAML::Load drops a second document silently (and LoadAll can loop forever): found on the text.
-  if (std::optional<int> line = SecondYamlDocumentLine(yaml_text)) {
-    return Error{"a second YAML document; caches.yaml holds one", Location{file, *line, 1}};
-  }
-  YAML::Node doc;
-  try {
-    doc = YAML::Load(yaml_text);
-  } catch (const YAML::Exception& e) {
-    return Error{e.msg, Location{file, e.mark.line + 1, e.mark.column + 1}};
-  }
+  const YamlReader r(file);
+  Result<YAML::Node> loaded = r.LoadOne(yaml_text);
+  if (!loaded) return loaded.error();
+  const YAML::Node& doc = *loaded;
   if (!doc.IsMap() || !doc["caches"] || !doc["caches"].IsSequence()) {
     return Error{"expected a mapping with a 'caches' list", Location{file, 1, 1}};
   }
   for (const auto& item : doc) {
-    if (item.first.as<std::string>() != "caches") {
-      return At(item.first, file, fmt::format("unknown key '{}'", item.first.as<std::string>()));
-    }
+    Result<std::string> key = r.Key(item.first);
+    if (!key) return key.error();
+    if (*key != "caches") return r.ErrorAt(item.first, fmt::format("unknown key '{}'", *key));
   }
   std::vector<CacheKind> kinds;
   std::set<std::string> names;
   for (const YAML::Node& node : doc["caches"]) {
-    Result<CacheKind> kind = ParseKind(node, file);
+    Result<CacheKind> kind = ParseKind(node, r);
     if (!kind) return kind.error();
     if (!names.insert(kind->name).second) {
-      return At(node, file, fmt::format("cache '{}' is declared twice", kind->name));
+      return r.ErrorAt(node, fmt::format("cache '{}' is declared twice", kind->name));
     }
     kinds.push_back(std::move(*kind));
   }

@@ -54,7 +54,18 @@ TEST(ParseCacheKinds, ASecondDocumentIsRefused) {
   Result<std::vector<CacheKind>> kinds =
       ParseCacheKinds("caches:\n  - {name: a, root: /x}\n---\ncaches:\n  - {name: b, root: /y}\n", "caches.yaml");
   ASSERT_FALSE(kinds);
-  EXPECT_EQ(kinds.error().str(), "caches.yaml:3:1: a second YAML document; caches.yaml holds one");
+  EXPECT_EQ(kinds.error().str(), "caches.yaml:3:1: a second YAML document; a file holds one");
+}
+
+// yaml-cpp's as<std::string>() throws on a list or map where a string belongs.
+TEST(ParseCacheKinds, ListsAndMapsWhereStringsBelongAreErrorsWithTheirPlace) {
+  Result<std::vector<CacheKind>> kinds =
+      ParseCacheKinds("caches:\n  - name: x\n    root: /x\n    used_by: [a, {b: c}]\n", "caches.yaml");
+  ASSERT_FALSE(kinds);
+  EXPECT_EQ(kinds.error().str(), "caches.yaml:4:18: 'used_by' entries must be a string, found a map");
+  kinds = ParseCacheKinds("caches:\n  - name: x\n    ? [root]\n    : /x\n", "caches.yaml");
+  ASSERT_FALSE(kinds);
+  EXPECT_EQ(kinds.error().str(), "caches.yaml:3:7: a key must be a string, found a list");
 }
 
 TEST(ParseCacheKinds, UnknownKeyIsAnErrorWithLineAndColumn) {

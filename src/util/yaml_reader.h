@@ -1,5 +1,7 @@
-// Small helpers for strict YAML schemas: positions from yaml-cpp marks, typed reads that say
-// what was expected, and key checks with "did you mean". Used by the rule loader.
+// Strict reading of the YAML files archpatch takes (rules, the known-unsafe list, the features
+// and caches tables): positions from yaml-cpp marks, typed reads that say what was expected, and
+// key checks with "did you mean". One owner because yaml-cpp's own conversions throw on a node of
+// another type (`as<std::string>()` on a map key), which a hostile file must never reach.
 #pragma once
 
 #include <map>
@@ -12,7 +14,7 @@
 
 #include "util/result.h"
 
-namespace archpatch::rules {
+namespace archpatch {
 
 // Reads one YAML document's nodes and reports problems at their position in `file`.
 class YamlReader {
@@ -20,10 +22,15 @@ class YamlReader {
   explicit YamlReader(std::string file) : file_(std::move(file)) {}
 
   // The one document of `text`. A parse error, or a second document ('---' and more after it,
-  // which yaml-cpp's Load would drop silently), is an error at its place.
-  Result<YAML::Node> LoadOne(std::string_view text) const;
+  // which yaml-cpp's Load would drop silently), is an error at its place; `hint` follows the
+  // second-document message in parentheses ("put each rule in its own file").
+  Result<YAML::Node> LoadOne(std::string_view text, std::string_view hint = "") const;
 
   Location At(const YAML::Node& node) const;
+  // A mapping key as text; a key that is a list or a map ("? [a]: b", "{a: 1}: b") is an error.
+  Result<std::string> Key(const YAML::Node& key) const;
+  // A scalar node as text; `what` names it in the message ("'used_by' entries").
+  Result<std::string> Scalar(const YAML::Node& node, std::string_view what) const;
   Error ErrorAt(const YAML::Node& node, std::string message) const;
 
   // The map's keys must all be in `allowed` (and appear once); `required` ones must be present.
@@ -53,4 +60,4 @@ std::string ClosestName(std::string_view name, const std::vector<std::string_vie
 // "scalar", "list", "map", "null": for "expected a list, found a map" messages.
 std::string_view NodeTypeName(const YAML::Node& node);
 
-}  // namespace archpatch::rules
+}  // namespace archpatch

@@ -1,4 +1,4 @@
-#include "rules/yaml_schema.h"
+#include "util/yaml_reader.h"
 
 #include <algorithm>
 #include <cctype>
@@ -9,7 +9,7 @@
 #include "util/edit_distance.h"
 #include "util/yaml_text.h"
 
-namespace archpatch::rules {
+namespace archpatch {
 namespace {
 
 // "python_gate" and "Python-Gate" are near misses of "python-gate" whatever their distance.
@@ -42,11 +42,13 @@ std::string_view NodeTypeName(const YAML::Node& node) {
   }
 }
 
-Result<YAML::Node> YamlReader::LoadOne(std::string_view text) const {
+Result<YAML::Node> YamlReader::LoadOne(std::string_view text, std::string_view hint) const {
   // Never YAML::LoadAll: it loops forever on a stray ',' (", a"); the second document is found
   // on the text instead, and Load reads the first.
   if (std::optional<int> line = SecondYamlDocumentLine(text)) {
-    return Error{"a second YAML document; a file holds one (put each rule in its own file)", Location{file_, *line, 1}};
+    std::string message = "a second YAML document; a file holds one";
+    if (!hint.empty()) message += fmt::format(" ({})", hint);
+    return Error{std::move(message), Location{file_, *line, 1}};
   }
   try {
     return YAML::Load(std::string(text));
@@ -61,6 +63,16 @@ Location YamlReader::At(const YAML::Node& node) const {
   return Location{file_, mark.line + 1, mark.column + 1};
 }
 
+Result<std::string> YamlReader::Key(const YAML::Node& key) const {
+  if (!key.IsScalar()) return ErrorAt(key, fmt::format("a key must be a string, found {}", NodeTypeName(key)));
+  return key.Scalar();
+}
+
+Result<std::string> YamlReader::Scalar(const YAML::Node& node, std::string_view what) const {
+  if (!node.IsScalar()) return ErrorAt(node, fmt::format("{} must be a string, found {}", what, NodeTypeName(node)));
+  return node.Scalar();
+}
+
 Error YamlReader::ErrorAt(const YAML::Node& node, std::string message) const {
   return Error{std::move(message), At(node)};
 }
@@ -73,7 +85,9 @@ Status YamlReader::CheckKeys(const YAML::Node& map, std::string_view what,
   }
   std::set<std::string> seen;
   for (const auto& item : map) {
-    const std::string key = item.first.Scalar();
+    Result<std::string> key_text = Key(item.first);
+    if (!key_text) return key_text.error();
+    const std::string& key = *key_text;
     if (!seen.insert(key).second) {
       return ErrorAt(item.first, fmt::format("duplicate key '{}' in {}", key, what));
     }
@@ -134,4 +148,4 @@ Result<std::optional<long>> YamlReader::Integer(const YAML::Node& map, const cha
   return std::optional<long>(std::stol(text));
 }
 
-}  // namespace archpatch::rules
+}  // namespace archpatch
