@@ -15,6 +15,7 @@
 #include "hazard/branches.h"
 #include "hazard/check.h"
 #include "hazard/classify.h"
+#include "report/finding.h"
 #include "hazard/source.h"
 #include "scan/scan.h"
 
@@ -133,14 +134,13 @@ Finding GateFinding(const plan::RulePlan& rule, const plan::TextEdit& e, const s
   f.file = path;
   f.line = e.line;
   f.column = e.column;
-  f.kind = c.safety == Safety::kUnsafe ? "widen-unsafe" : "widen-unknown";
+  f.kind = c.safety == Safety::kUnsafe ? gate::Kind::kWidenUnsafe : gate::Kind::kWidenUnknown;
   f.severity = c.safety == Safety::kUnsafe ? Severity::kError : Severity::kWarning;
   f.text = e.before;
   f.span = {e.begin, e.end};
   f.summary = WidenSentence(c, target);
-  f.details["rule"] = rule.rule_id;
-  const nlohmann::ordered_json widen = WidenJson(c, target);
-  for (const auto& [k, v] : widen.items()) f.details[k] = v;
+  f.rule = rule.rule_id;
+  f.widen = WidenOf(c, target);
   return f;
 }
 
@@ -224,8 +224,8 @@ void AssessPythonFile(const StagedPlan& staged_plan, Snapshot& snapshot, const S
       if (!h) continue;
       for (Finding f : h->empty_kernels) {
         if (!reported.insert(fmt::format("{}:{}:{}", src, f.line, target.name())).second) continue;
-        f.details["rule"] = rule.rule_id;
-        f.details["reached_through"] = file.path;
+        f.rule = rule.rule_id;
+        f.reached_through = file.path;
         out.findings.push_back(std::move(f));
       }
     }
@@ -300,12 +300,12 @@ std::vector<std::string> DescribeAssessment(const PlanAssessment& a) {
     if (!e.reason.empty()) out.push_back(fmt::format("{}:{}: {}", e.file, e.line, e.reason));
   }
   for (const Finding& f : a.findings) {
-    if (f.kind == "empty-kernel") {
+    if (f.kind == gate::Kind::kEmptyKernel) {
       out.push_back(fmt::format("{}:{}:{}: {}: kernel '{}' is reached through {}:", f.file, f.line, f.column,
-                                SeverityName(f.severity), f.text, f.details.value("reached_through", "?")));
+                                SeverityName(f.severity), f.text, f.reached_through.empty() ? "?" : f.reached_through));
       out.push_back("  " + f.summary + ".");
       for (const std::string& line : ExplainLines(f)) out.push_back("  " + line);
-    } else if (f.kind == "widen-unsafe") {
+    } else if (f.kind == gate::Kind::kWidenUnsafe) {
       out.push_back(fmt::format("{}:{}:{}: {}: {}", f.file, f.line, f.column, SeverityName(f.severity), f.summary));
     }
   }

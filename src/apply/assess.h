@@ -17,7 +17,7 @@
 #include "hazard/blast_radius.h"
 #include "hazard/proof.h"
 #include "plan/edit_plan.h"
-#include "report/finding.h"
+#include "gate/finding.h"
 
 namespace archpatch::apply {
 

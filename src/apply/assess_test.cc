@@ -4,6 +4,7 @@
 #include "apply/assess.h"
 
 #include "env/digest.h"
+#include "report/finding.h"
 #include "store/disk.h"
 
 #include <cstdlib>
@@ -85,10 +86,10 @@ TEST_F(AssessTest, WideningOnlyThePythonGateLeavesAnEmptyKernelReachableAndRefus
   PlanAssessment a = AssessPlan(Plan({PythonWidened()}));
   ASSERT_EQ(a.findings.size(), 1u);
   const Finding& f = a.findings[0];
-  EXPECT_EQ(f.kind, "empty-kernel");
+  EXPECT_EQ(gate::KindName(f.kind), "empty-kernel");
   EXPECT_EQ(f.file, "pkg/include/allreduce_fusion.cuh");
   EXPECT_EQ(f.text, "allreduce_fusion_kernel");
-  EXPECT_EQ(f.details["reached_through"], "pkg/jit/comm.py");
+  EXPECT_EQ(ToJson(f)["reached_through"], "pkg/jit/comm.py");
   EXPECT_TRUE(a.Refuses());
   std::vector<std::string> lines = DescribeAssessment(a);
   ASSERT_FALSE(lines.empty());
@@ -124,9 +125,9 @@ TEST_F(AssessTest, OpeningATcgen05BlockToSm120IsRefused) {
   PlanAssessment a = AssessPlan(Plan({Edit("pkg/include/blackwell_mma.cuh", " && (__CUDA_ARCH__ < 1200)", "",
                                            "cuda-gate")}));
   ASSERT_EQ(a.findings.size(), 1u);
-  EXPECT_EQ(a.findings[0].kind, "widen-unsafe");
+  EXPECT_EQ(gate::KindName(a.findings[0].kind), "widen-unsafe");
   EXPECT_EQ(a.findings[0].severity, Severity::kError);
-  EXPECT_EQ(a.findings[0].details["needs"][0]["feature"], "tcgen05");
+  EXPECT_EQ(ToJson(a.findings[0])["needs"][0]["feature"], "tcgen05");
   EXPECT_TRUE(a.Refuses());
   EXPECT_EQ(ToJson(a)["edits"][0]["widen"], "widen-unsafe");
 }
@@ -135,7 +136,7 @@ TEST_F(AssessTest, AnUnknownBlockWarnsButDoesNotRefuse) {
   PlanAssessment a = AssessPlan(Plan({Edit("pkg/include/unknown.cuh", " && (__CUDA_ARCH__ < 1200)", "",
                                            "cuda-gate")}));
   ASSERT_EQ(a.findings.size(), 1u);
-  EXPECT_EQ(a.findings[0].kind, "widen-unknown");
+  EXPECT_EQ(gate::KindName(a.findings[0].kind), "widen-unknown");
   EXPECT_EQ(a.findings[0].severity, Severity::kWarning);
   EXPECT_FALSE(a.Refuses());
 }

@@ -13,8 +13,8 @@ std::string RefusalReasons(const PlanAssessment& assessment) {
   std::string why;
   for (const Finding& f : assessment.findings) {
     if (f.severity != Severity::kError) continue;
-    const std::string through = f.details.value("reached_through", "");
-    why += f.kind == "empty-kernel"
+    const std::string& through = f.reached_through;
+    why += f.kind == gate::Kind::kEmptyKernel
                ? fmt::format("\n  {}:{}:{}: kernel '{}' (built by {}): {}", f.file, f.line, f.column, f.text,
                              through.empty() ? "this rule" : through, f.summary)
                : fmt::format("\n  {}:{}:{}: {}", f.file, f.line, f.column, f.summary);

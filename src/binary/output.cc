@@ -112,7 +112,7 @@ std::vector<Finding> ToFindings(const BinaryScan& scan) {
   for (const FileReport& f : scan.files) {
     Finding finding;
     finding.file = f.display_path;
-    finding.kind = "binary-coverage";
+    finding.kind = gate::Kind::kBinaryCoverage;
     finding.text = fmt::format("sass: {}; ptx: {}", ListOrNone(f.file.Names(ImageKind::kSass, false)),
                                ListOrNone(f.file.Names(ImageKind::kPtx, false)));
     bool any_missing = false, any_jit = false;
@@ -133,13 +133,18 @@ std::vector<Finding> ToFindings(const BinaryScan& scan) {
                       : first.status == CoverageStatus::kPtxJit
                           ? fmt::format("{} JIT-compiles {} at first launch", first.target, Runs(first))
                           : fmt::format("{} runs {} natively", first.target, first.image);
-    nlohmann::ordered_json file = FileJson(f);
-    finding.details["sass"] = file["sass"];
-    finding.details["ptx"] = file["ptx"];
-    finding.details["status"] = CoverageStatusName(first.status);
-    finding.details["runs"] = file["targets"][first.target]["runs"];
-    finding.details["targets"] = file["targets"];
-    if (!f.distribution.empty()) finding.details["distribution"] = f.distribution;
+    gate::BinaryCoverage coverage;
+    coverage.sass = f.file.Names(ImageKind::kSass, false);
+    coverage.ptx = f.file.Names(ImageKind::kPtx, false);
+    for (const Coverage& c : f.coverage) {
+      gate::TargetCoverage t{c.target, std::string(CoverageStatusName(c.status)), std::nullopt, std::nullopt, std::nullopt};
+      if (!c.image.empty()) t.runs = c.image;
+      if (c.status == CoverageStatus::kPtxJit) t.ptx_version = c.ptx_version;
+      if (c.status == CoverageStatus::kRuntimeBuilt) t.runtime_note = c.runtime_note;
+      coverage.targets.push_back(std::move(t));
+    }
+    coverage.distribution = f.distribution;
+    finding.binary = std::move(coverage);
     findings.push_back(std::move(finding));
   }
   return findings;

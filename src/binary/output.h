@@ -8,12 +8,12 @@
 #include <nlohmann/json.hpp>
 
 #include "binary/scan.h"
-#include "report/finding.h"
+#include "gate/finding.h"
 
 namespace archpatch::binary {
 
 // One Finding per file with kernels: verdict true where it runs (native or ptx-jit), false for
-// no-image; details {"sass": [...], "ptx": [...], "status": ..., "runs": ..., "targets": {...}}.
+// no-image; Finding::binary holds the images and each target's coverage.
 // Severity: error when some target has no image, warning for ptx-jit only, info when native.
 std::vector<Finding> ToFindings(const BinaryScan& scan);
 

@@ -108,18 +108,18 @@ void NoteNoImageBinaries(std::vector<Finding>& findings, const BinaryScan& scan,
                          const std::vector<std::string>& roots) {
   if (scan.targets.empty()) return;
   for (Finding& finding : findings) {
-    if (finding.kind.rfind("python", 0) != 0) continue;
+    if (finding.kind != gate::Kind::kPythonGate) continue;
     const std::vector<std::string> names = PythonLoadNames(ReadSource(finding.file, roots));
-    nlohmann::ordered_json loaded = nlohmann::ordered_json::array();
+    std::vector<std::string> loaded;
     for (const FileReport& binary : scan.files) {
       if (binary.coverage.front().status == CoverageStatus::kNoImage && Loads(names, finding.file, binary)) {
         loaded.push_back(binary.display_path);
       }
     }
     if (loaded.empty()) continue;
-    finding.details["no_image_binaries"] = loaded;
+    finding.no_image_binaries = loaded;
     finding.summary += fmt::format("{}its module loads '{}', which has no kernel image for {}: ungating will not help",
-                                   finding.summary.empty() ? "" : "; ", loaded.front().get<std::string>(),
+                                   finding.summary.empty() ? "" : "; ", loaded.front(),
                                    scan.targets.front());
   }
 }

@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "binary/scan.h"
-#include "report/finding.h"
+#include "gate/finding.h"
 
 namespace archpatch::binary {
 
@@ -20,7 +20,7 @@ namespace archpatch::binary {
 std::vector<std::string> PythonLoadNames(const std::string& source);
 
 // For every finding of a kind starting with "python" whose file loads a no-image binary (for
-// the first target of the scan), adds details["no_image_binaries"] (display paths) and says so
+// the first target of the scan), sets Finding::no_image_binaries (display paths) and says so
 // in the summary. `roots` are where relative finding paths resolve (the audit's PATHs).
 void NoteNoImageBinaries(std::vector<Finding>& findings, const BinaryScan& scan,
                          const std::vector<std::string>& roots);

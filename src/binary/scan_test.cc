@@ -10,6 +10,7 @@
 #include "binary/nvcc_fixture_test_util.h"
 #include "binary/output.h"
 #include "binary/python_link.h"
+#include "report/finding.h"
 
 namespace archpatch::binary {
 namespace {
@@ -135,13 +136,13 @@ TEST_F(SitePackages, JsonFieldsFollowTheContract) {
 TEST_F(SitePackages, FindingsCarryStatusAndImages) {
   std::vector<Finding> findings = ToFindings(Scan("sm_120"));
   ASSERT_EQ(findings.size(), 3u);
-  EXPECT_EQ(findings[0].kind, "binary-coverage");
+  EXPECT_EQ(gate::KindName(findings[0].kind), "binary-coverage");
   EXPECT_EQ(findings[0].severity, Severity::kError);
   EXPECT_EQ(findings[0].VerdictFor("sm_120"), Tri::kFalse);
-  EXPECT_EQ(findings[0].details["status"], "no-image");
-  EXPECT_EQ(findings[0].details["sass"], nlohmann::ordered_json::array({"sm_90a", "sm_100a"}));
+  EXPECT_EQ(ToJson(findings[0])["status"], "no-image");
+  EXPECT_EQ(ToJson(findings[0])["sass"], nlohmann::ordered_json::array({"sm_90a", "sm_100a"}));
   EXPECT_EQ(findings[0].summary, "no kernel image for sm_120: launching fails");
-  EXPECT_EQ(findings[2].details["status"], "ptx-jit");
+  EXPECT_EQ(ToJson(findings[2])["status"], "ptx-jit");
   EXPECT_EQ(findings[2].VerdictFor("sm_120"), Tri::kTrue);
 }
 
@@ -184,17 +185,17 @@ TEST_F(SitePackages, PythonGateWhoseModuleLoadsANoImageBinarySaysSo) {
   BinaryScan scan = Scan("sm_120");
   Finding gate;
   gate.file = "./fastattn/__init__.py";  // `from . import _kernels`: sm_90a/sm_100a only
-  gate.kind = "python-gate";
+  gate.kind = archpatch::gate::Kind::kPythonGate;
   gate.summary = "keeps sm_120 out of the fast path";
   Finding other = gate;
   other.file = "otherlib/__init__.py";  // does not exist: nothing to link
   std::vector<Finding> findings = {gate, other};
   NoteNoImageBinaries(findings, scan, {tree_.root().string()});
-  EXPECT_EQ(findings[0].details["no_image_binaries"], nlohmann::ordered_json::array({"fastattn/_kernels.so"}));
+  EXPECT_EQ(ToJson(findings[0])["no_image_binaries"], nlohmann::ordered_json::array({"fastattn/_kernels.so"}));
   EXPECT_EQ(findings[0].summary,
             "keeps sm_120 out of the fast path; its module loads 'fastattn/_kernels.so', which has no kernel "
             "image for sm_120: ungating will not help");
-  EXPECT_FALSE(findings[1].details.contains("no_image_binaries"));
+  EXPECT_FALSE(ToJson(findings[1]).contains("no_image_binaries"));
 }
 
 }  // namespace

@@ -125,7 +125,7 @@ nlohmann::ordered_json ErrorJson(const Error& e) {
 
 // Streamed (report/json_stream.h): each finding's JSON is made and printed in turn, never the whole
 // document at once; the bytes are those of the document's dump(2).
-void PrintJson(const scan::AuditReport& report, const std::vector<report::Group>& groups,
+void PrintJson(const scan::AuditReport& report, const std::vector<gate::Group>& groups,
                const nlohmann::ordered_json& binaries = nullptr,
                const std::vector<RecordMismatch>* mismatches = nullptr) {
   report::JsonObjectStream json(stdout);
@@ -158,7 +158,7 @@ std::vector<std::string> TableOrder(const scan::AuditReport& report) {
   return names;
 }
 
-void PrintHuman(const scan::AuditReport& report, const std::vector<report::Group>& groups,
+void PrintHuman(const scan::AuditReport& report, const std::vector<gate::Group>& groups,
                 const po::variables_map& vars) {
   report::HumanOptions o;
   o.target = report.arches.front().name();
@@ -170,7 +170,7 @@ void PrintHuman(const scan::AuditReport& report, const std::vector<report::Group
   report::PrintGroups(stdout, groups, report.findings, o);
 }
 
-void PrintSarif(const scan::AuditReport& report, const std::vector<report::Group>& groups) {
+void PrintSarif(const scan::AuditReport& report, const std::vector<gate::Group>& groups) {
   report::SarifOptions o;
   o.target = report.arches.front().name();
   o.tool_version = ARCHPATCH_VERSION;
@@ -181,12 +181,12 @@ void PrintSarif(const scan::AuditReport& report, const std::vector<report::Group
 
 // Each root cause a shipped rule edits names the rule (`covered_by`), so the report can say what
 // `archpatch apply` would fix.
-void MarkCoveredByShippedRules(std::vector<report::Group>& groups, const std::vector<Finding>& findings,
+void MarkCoveredByShippedRules(std::vector<gate::Group>& groups, const std::vector<Finding>& findings,
                                const arch::Arch& target) {
   const std::vector<rules::Rule> shipped = plan::ShippedRules();
   if (shipped.empty()) return;
   std::vector<size_t> roots;
-  for (const report::Group& g : groups) roots.push_back(g.root);
+  for (const gate::Group& g : groups) roots.push_back(g.root);
   std::vector<std::vector<std::string>> covered = plan::CoveringRules(shipped, findings, roots, target);
   for (size_t i = 0; i < groups.size(); ++i) groups[i].covered_by = std::move(covered[i]);
 }
@@ -245,7 +245,7 @@ int RunAudit(const Context&, const std::vector<std::string>& args) {
                  m.file.string(), m.state, m.distribution);
     }
   }
-  std::vector<report::Group> groups = scan::BuildGroups(report->findings, options.paths);
+  std::vector<gate::Group> groups = scan::BuildGroups(report->findings, options.paths);
   MarkCoveredByShippedRules(groups, report->findings, options.target);
   MarkKnownUnsafe(groups, report->findings, options.target);
   if (parsed.vars.count("json")) {
@@ -260,7 +260,7 @@ int RunAudit(const Context&, const std::vector<std::string>& args) {
   const bool no_image = binaries && binaries->AnyNoImage();
   // Legacy fallbacks and other chips' paths keep nothing out: they alone leave the exit code 0.
   const bool excluded = std::any_of(groups.begin(), groups.end(),
-                                    [](const report::Group& g) { return report::ListedByDefault(g.klass); });
+                                    [](const gate::Group& g) { return gate::KeepsTargetOut(g.klass); });
   return !excluded && !no_image ? kExitOk : kExitFindings;
 }
 

@@ -224,19 +224,6 @@ class ChainBuilder {
 
 }  // namespace
 
-std::string_view DirectiveName(DirectiveKind kind) {
-  switch (kind) {
-    case DirectiveKind::kIf: return "if";
-    case DirectiveKind::kIfdef: return "ifdef";
-    case DirectiveKind::kIfndef: return "ifndef";
-    case DirectiveKind::kElif: return "elif";
-    case DirectiveKind::kElifdef: return "elifdef";
-    case DirectiveKind::kElifndef: return "elifndef";
-    case DirectiveKind::kElse: return "else";
-  }
-  return "if";
-}
-
 DirectiveScan ReadDirectives(const std::vector<Token>& tokens, std::string_view contents,
                              const std::string& file) {
   return ChainBuilder(tokens, contents, file).Build();

@@ -14,16 +14,15 @@
 #include "arch/arch.h"
 #include "cuda/macro_env.h"
 #include "cuda/tokens.h"
-#include "report/finding.h"
+#include "gate/finding.h"
 #include "util/result.h"
 #include "util/tri.h"
 
 namespace archpatch::cuda {
 
-enum class DirectiveKind { kIf, kIfdef, kIfndef, kElif, kElifdef, kElifndef, kElse };
-
-// "if", "ifdef", "ifndef", "elif", "elifdef", "elifndef", "else".
-std::string_view DirectiveName(DirectiveKind kind);
+// The directive kinds belong to the gate model (a Finding names its directive).
+using gate::DirectiveKind;
+using gate::DirectiveName;
 
 struct DirectiveBranch {
   DirectiveKind kind = DirectiveKind::kIf;

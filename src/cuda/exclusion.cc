@@ -120,16 +120,6 @@ std::string Where(const DirectiveScan& scan, int branch) {
 
 }  // namespace
 
-std::string_view BlockHoldsName(BlockHolds holds) {
-  switch (holds) {
-    case BlockHolds::kNothing: return "nothing";
-    case BlockHolds::kDefines: return "defines";
-    case BlockHolds::kRefusal: return "refusal";
-    case BlockHolds::kCode: return "code";
-  }
-  return "code";
-}
-
 BlockHolds WhatBlockHolds(const std::vector<Token>& tokens, std::string_view contents, ByteSpan block) {
   BlockTally tally;
   size_t directive_end = 0;
@@ -162,30 +152,6 @@ std::vector<BlockHolds> AllBlockHolds(const DirectiveScan& scan, const std::vect
   out.reserve(scan.branches.size());
   for (const DirectiveBranch& b : scan.branches) out.push_back(WhatBlockHolds(tokens, contents, b.block));
   return out;
-}
-
-std::string_view ExclusionClassName(ExclusionClass c) {
-  switch (c) {
-    case ExclusionClass::kRefusal: return "refusal";
-    case ExclusionClass::kEmpty: return "empty";
-    case ExclusionClass::kFastPath: return "fast-path";
-    case ExclusionClass::kHardwareExclusive: return "hardware-exclusive";
-    case ExclusionClass::kLegacy: return "legacy";
-    case ExclusionClass::kOtherArch: return "other-arch";
-  }
-  return "other-arch";
-}
-
-ExclusionClass ExclusionClassFromName(std::string_view name) {
-  for (ExclusionClass c : {ExclusionClass::kRefusal, ExclusionClass::kEmpty, ExclusionClass::kFastPath,
-                           ExclusionClass::kHardwareExclusive, ExclusionClass::kLegacy}) {
-    if (ExclusionClassName(c) == name) return c;
-  }
-  return ExclusionClass::kOtherArch;
-}
-
-bool KeepsTargetOut(ExclusionClass c) {
-  return c != ExclusionClass::kLegacy && c != ExclusionClass::kOtherArch;
 }
 
 TakenBranch BranchTaken(const DirectiveScan& scan, const BranchVerdicts& verdicts,

@@ -13,17 +13,17 @@
 #include "arch/arch.h"
 #include "cuda/directives.h"
 #include "cuda/tokens.h"
+#include "gate/finding.h"
 
 namespace archpatch::cuda {
 
-// What a branch's block holds once its directive lines are set aside.
-enum class BlockHolds {
-  kNothing,  // whitespace and comments only
-  kDefines,  // only preprocessor lines, at least one #define (a feature-macro block)
-  kRefusal,  // a short block that stops: #error, static_assert(false...), trap, abort, an error printf
-  kCode,     // anything else
-};
-std::string_view BlockHoldsName(BlockHolds holds);  // "nothing", "defines", "refusal", "code"
+// What a block holds and the classes are the gate model's (gate/finding.h).
+using gate::BlockHolds;
+using gate::BlockHoldsName;
+using gate::ExclusionClass;
+using gate::ExclusionClassFromName;
+using gate::ExclusionClassName;
+using gate::KeepsTargetOut;
 
 // The block's bytes [block.begin, block.end) of `contents`, whose tokens are `tokens`.
 BlockHolds WhatBlockHolds(const std::vector<Token>& tokens, std::string_view contents, ByteSpan block);
@@ -31,21 +31,6 @@ BlockHolds WhatBlockHolds(const std::vector<Token>& tokens, std::string_view con
 // Every branch's BlockHolds, in scan order.
 std::vector<BlockHolds> AllBlockHolds(const DirectiveScan& scan, const std::vector<Token>& tokens,
                                       std::string_view contents);
-
-// Ordered from the most to the least important for a person deploying on the target.
-enum class ExclusionClass {
-  kRefusal,            // the target gets an error, a trap or a refusal
-  kEmpty,              // the target gets nothing where others get code (a kernel or block left out)
-  kFastPath,           // the target gets a generic path where others get a specialised one
-  kHardwareExclusive,  // the code needs an instruction the target lacks (rules/features.yaml)
-  kLegacy,             // only older arches take it; the target takes a branch with code
-  kOtherArch,          // one other chip's path, or a refusal/empty branch the target avoids
-};
-std::string_view ExclusionClassName(ExclusionClass c);  // "refusal", "empty", "fast-path", ...
-// The inverse of ExclusionClassName; kOtherArch for an unknown name.
-ExclusionClass ExclusionClassFromName(std::string_view name);
-// Refusal, empty, fast-path and hardware-exclusive keep the target out; legacy and other-arch do not.
-bool KeepsTargetOut(ExclusionClass c);
 
 // The branch of a chain one arch takes: `branch` -1 when it takes none (no #else), `certain`
 // false when an earlier branch's verdict is unknown there.

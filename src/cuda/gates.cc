@@ -10,13 +10,15 @@
 #include "cuda/tokens.h"
 
 namespace archpatch::cuda {
-namespace {
 
-std::vector<ArchVerdict> Verdicts(const std::vector<arch::Arch>& arches, const std::vector<Tri>& values) {
-  std::vector<ArchVerdict> out;
-  for (size_t a = 0; a < arches.size(); ++a) out.push_back({arches[a].name(), values[a]});
+gate::Verdicts Verdicts(const std::vector<arch::Arch>& arches, const std::vector<Tri>& values) {
+  gate::Verdicts out;
+  for (size_t a = 0; a < arches.size() && a < values.size(); ++a) out.push_back({arches[a].name(), values[a]});
   return out;
 }
+
+namespace {
+
 
 // Kleene OR of the earlier branches' own verdicts: whether the chain already took a branch.
 std::vector<Tri> EarlierTaken(const DirectiveScan& scan, const BranchVerdicts& v, int index) {
@@ -36,23 +38,18 @@ bool IsGate(const DirectiveScan& scan, const BranchVerdicts& v, int index) {
   return false;
 }
 
-nlohmann::ordered_json BlockJson(const DirectiveBranch& b, const std::vector<KernelDecl>& kernels) {
-  nlohmann::ordered_json names = nlohmann::ordered_json::array();
+gate::Block BlockOf(const DirectiveBranch& b, const std::vector<KernelDecl>& kernels) {
+  gate::Block block{b.first_line, b.last_line, b.block, {}, {}, std::nullopt};
   auto k = std::lower_bound(kernels.begin(), kernels.end(), b.block.begin,
                             [](const KernelDecl& d, size_t at) { return d.offset < at; });  // in file order
-  for (; k != kernels.end() && k->offset < b.block.end; ++k) names.push_back(k->name);
-  return {{"first_line", b.first_line},
-          {"last_line", b.last_line},
-          {"lines", std::max(0, b.last_line - b.first_line + 1)},
-          {"begin", b.block.begin},
-          {"end", b.block.end},
-          {"kernels", names}};
+  for (; k != kernels.end() && k->offset < b.block.end; ++k) block.kernels.push_back(k->name);
+  return block;
 }
 
 // The macros #defined anywhere inside the branch's block: a gate on one of them elsewhere is a
 // consequence of this branch (root causes, docs/audit.md).
-nlohmann::ordered_json DefinedMacros(const DirectiveScan& scan, const DirectiveBranch& b) {
-  nlohmann::ordered_json names = nlohmann::ordered_json::array();
+std::vector<std::string> DefinedMacros(const DirectiveScan& scan, const DirectiveBranch& b) {
+  std::vector<std::string> names;
   for (const MacroDirective& m : scan.macros) {
     if (m.define && m.offset >= b.block.begin && m.offset < b.block.end) names.push_back(m.name);
   }
@@ -63,15 +60,13 @@ nlohmann::ordered_json DefinedMacros(const DirectiveScan& scan, const DirectiveB
 void AddExclusion(Finding& f, const DirectiveScan& scan, const BranchVerdicts& v, const std::vector<BlockHolds>& holds,
                   int index, const std::vector<arch::Arch>& arches, const std::vector<Token>& tokens,
                   std::string_view contents) {
-  f.details["holds"] = BlockHoldsName(holds[index]);
+  f.block->holds = holds[index];
   if (v.effective[index].empty() || v.effective[index][0] != Tri::kFalse) return;
   const bool whole = f.scope.empty() || ChainFillsItsBraces(scan, index, tokens, contents);
   Exclusion e = ClassifyExclusion(scan, v, holds, index, arches, 0, whole);
-  f.details["class"] = ExclusionClassName(e.klass);
-  f.details["class_reason"] = e.reason;
-  nlohmann::ordered_json takes = {{"holds", BlockHoldsName(e.target.holds)}, {"certain", e.target.certain}};
-  if (e.target.branch >= 0) takes["line"] = scan.branches[e.target.branch].line;
-  f.details["target_takes"] = takes;
+  gate::TargetBranch takes{e.target.holds, e.target.certain, 0};
+  if (e.target.branch >= 0) takes.line = scan.branches[e.target.branch].line;
+  f.exclusion = gate::Classification{e.klass, e.reason, takes};
 }
 
 Finding BranchFinding(const std::string& file, const DirectiveScan& scan, const BranchVerdicts& v,
@@ -83,24 +78,20 @@ Finding BranchFinding(const std::string& file, const DirectiveScan& scan, const 
   f.file = file;
   f.line = b.condition_line;
   f.column = b.condition_column;
-  f.kind = "cuda-gate";
+  f.kind = gate::Kind::kCudaGate;
   f.text = b.kind == DirectiveKind::kElse ? "else" : b.condition;
   f.span = b.kind == DirectiveKind::kElse ? ByteSpan{b.condition_span.begin - 4, b.condition_span.end}
                                           : b.condition_span;
   f.verdict = Verdicts(arches, v.effective[index]);
   f.scope = EnclosingFunction(bodies, b.directive_span.begin);
-  f.details["form"] = "directive";
-  f.details["directive"] = DirectiveName(b.kind);
-  f.details["directive_line"] = b.line;
-  f.details["effective"] = EffectiveConditionText(scan, index);
-  f.details["block"] = BlockJson(b, kernels);
-  if (b.previous >= 0) f.details["earlier_verdict"] = VerdictJson(arches, EarlierTaken(scan, v, index));
+  f.form = gate::DirectiveForm{b.kind, b.line, EffectiveConditionText(scan, index)};
+  f.block = BlockOf(b, kernels);
+  if (b.previous >= 0) f.chain.earlier_taken = Verdicts(arches, EarlierTaken(scan, v, index));
   if (b.parent >= 0) {
-    f.details["enclosing_line"] = scan.branches[b.parent].condition_line;
-    f.details["enclosing_verdict"] = VerdictJson(arches, v.effective[b.parent]);
+    f.chain.enclosing_line = scan.branches[b.parent].condition_line;
+    f.chain.enclosing = Verdicts(arches, v.effective[b.parent]);
   }
-  nlohmann::ordered_json defines = DefinedMacros(scan, b);
-  if (!defines.empty()) f.details["defines"] = defines;
+  f.block->defines = DefinedMacros(scan, b);
   AddExclusion(f, scan, v, holds, index, arches, tokens, contents);
   return f;
 }
@@ -136,12 +127,6 @@ void AddDirectiveGates(const std::string& file, std::string_view contents, const
 }
 
 }  // namespace
-
-nlohmann::ordered_json VerdictJson(const std::vector<arch::Arch>& arches, const std::vector<Tri>& values) {
-  nlohmann::ordered_json j = nlohmann::ordered_json::object();
-  for (size_t a = 0; a < arches.size() && a < values.size(); ++a) j[arches[a].name()] = TriName(values[a]);
-  return j;
-}
 
 Result<CudaGates> ScanCudaGates(const std::string& file, std::string_view contents,
                                 const std::vector<arch::Arch>& arches, const MacroEnv& env, GateKinds kinds) {

@@ -1,6 +1,6 @@
-// All arch gates of one CUDA/C++ file as Findings: #if chains (details.form = "directive"),
-// <nv/target> macros (details.form = "nv-target") and runtime capability checks in host code
-// (kind "cpp-runtime-gate"). src/scan calls this; it knows nothing of trees or target arches.
+// All arch gates of one CUDA/C++ file as Findings: #if chains (form gate::DirectiveForm),
+// <nv/target> macros (gate::NvTargetForm) and runtime capability checks in host code
+// (kind cpp-runtime-gate, gate::RuntimeForm). src/scan calls this; it knows nothing of trees or target arches.
 #pragma once
 
 #include <string>
@@ -10,7 +10,7 @@
 #include "arch/arch.h"
 #include "cuda/macro_env.h"
 #include "cuda/tokens.h"
-#include "report/finding.h"
+#include "gate/finding.h"
 #include "util/result.h"
 
 namespace archpatch::cuda {
@@ -43,7 +43,7 @@ Result<CudaGates> ScanCudaGates(const std::string& file, std::string_view conten
 Result<CudaGates> ScanCudaGates(const std::string& file, std::string_view contents, const std::vector<Token>& tokens,
                                 const std::vector<arch::Arch>& arches, const MacroEnv& env, GateKinds kinds = {});
 
-// Verdicts as a JSON map {"sm_75": "false", ...} in `arches` order.
-nlohmann::ordered_json VerdictJson(const std::vector<arch::Arch>& arches, const std::vector<Tri>& values);
+// Per-arch values as verdicts, in `arches` order.
+gate::Verdicts Verdicts(const std::vector<arch::Arch>& arches, const std::vector<Tri>& values);
 
 }  // namespace archpatch::cuda

@@ -131,7 +131,7 @@ std::vector<Finding> FindNvTargetGates(const std::string& file, std::string_view
       f.file = file;
       const Token& q = code[b.query_token];
       f.line = lines.Line(q.begin), f.column = lines.Column(q.begin);
-      f.kind = "cuda-gate";
+      f.kind = gate::Kind::kCudaGate;
       f.text = std::string(q.Spelling(contents));
       f.span = {q.begin, q.end};
       f.scope = EnclosingFunction(bodies, q.begin);
@@ -141,17 +141,9 @@ std::vector<Finding> FindNvTargetGates(const std::string& file, std::string_view
         f.verdict.push_back({arches[a].name(), effective[a]});
       }
       const Token& first = code[b.body.first], &last = code[b.body.end - 1];
-      f.details["form"] = "nv-target";
-      f.details["macro"] = name;
-      f.details["branch"] = b.query.empty() ? "else" : b.query;
-      if (cond) f.details["condition"] = *cond;
-      f.details["block"] = {{"first_line", lines.Line(first.begin)},
-                            {"last_line", lines.Line(last.end)},
-                            {"lines", lines.Line(last.end) - lines.Line(first.begin) + 1},
-                            {"begin", first.begin},
-                            {"end", last.end},
-                            {"kernels", nlohmann::ordered_json::array()}};
-      if (b.body.first != (*args)[1].first) f.details["earlier_verdict"] = VerdictJson(arches, earlier);
+      f.form = gate::NvTargetForm{std::string(name), b.query.empty() ? "else" : b.query, cond};
+      f.block = gate::Block{lines.Line(first.begin), lines.Line(last.end), {first.begin, last.end}, {}, {}, std::nullopt};
+      if (b.body.first != (*args)[1].first) f.chain.earlier_taken = Verdicts(arches, earlier);
       findings.push_back(std::move(f));
       for (size_t a = 0; a < arches.size(); ++a) earlier[a] = TriOr(earlier[a], own[a]);
     }

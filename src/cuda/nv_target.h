@@ -17,7 +17,7 @@
 #include "arch/arch.h"
 #include "cuda/macro_env.h"
 #include "cuda/tokens.h"
-#include "report/finding.h"
+#include "gate/finding.h"
 
 namespace archpatch::cuda {
 
@@ -25,7 +25,7 @@ namespace archpatch::cuda {
 // "defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900"), or nullopt for a name it does not know.
 std::optional<std::string> NvTargetCondition(std::string_view query);
 
-// One Finding per branch (kind "cuda-gate", details.form "nv-target"); the verdict is the
+// One Finding per branch (kind cuda-gate, form gate::NvTargetForm); the verdict is the
 // branch's effective one (its query, and for later branches the negation of earlier ones).
 std::vector<Finding> FindNvTargetGates(const std::string& file, std::string_view contents,
                                        const std::vector<Token>& tokens,

@@ -22,20 +22,7 @@ bool IsCompilerMacro(std::string_view name) {
          name.starts_with("__CUDACC");
 }
 
-std::vector<std::string> Strings(const nlohmann::ordered_json& details, const char* key) {
-  std::vector<std::string> out;
-  auto it = details.find(key);
-  if (it == details.end() || !it->is_array()) return out;
-  for (const auto& v : *it) {
-    if (v.is_string()) out.push_back(v.get<std::string>());
-  }
-  return out;
-}
-
-size_t BlockBegin(const Finding& f) {
-  auto block = f.details.find("block");
-  return block != f.details.end() && block->is_object() ? block->value("begin", size_t{0}) : f.span.begin;
-}
+size_t BlockBegin(const Finding& f) { return f.block ? f.block->bytes.begin : f.span.begin; }
 
 // The definer of `macro` for finding `i`: the last one before it in its own file, else the first
 // one of another file. Never `i` itself (an include guard tests what it defines).
@@ -59,21 +46,19 @@ struct NeededFeature {
 
 std::vector<NeededFeature> Needs(const Finding& f) {
   std::vector<NeededFeature> out;
-  auto needs = f.details.find("needs");
-  if (needs == f.details.end() || !needs->is_array()) return out;
-  for (const auto& n : *needs) {
-    if (n.is_object()) out.push_back({n.value("feature", ""), n.value("what", "")});
-  }
+  if (!f.widen) return out;
+  for (const gate::FeatureUse& n : f.widen->needs) out.push_back({n.feature, n.what});
   return out;
 }
+
+bool WidenUnknown(const Finding& f) { return f.widen && f.widen->safety == gate::WidenSafety::kUnknown; }
 
 std::string Place(const Finding& f) { return fmt::format("{}:{}", f.file, f.line); }
 
 std::optional<size_t> EmptyingGate(const Finding& kernel, const std::map<std::pair<std::string, int>, size_t>& gate_at) {
-  auto gates = kernel.details.find("gates");
-  if (gates == kernel.details.end() || !gates->is_array()) return std::nullopt;
-  for (const auto& g : *gates) {
-    auto it = gate_at.find({kernel.file, g.value("line", 0)});
+  if (!kernel.empty_kernel) return std::nullopt;
+  for (const gate::KernelGate& g : kernel.empty_kernel->gates) {
+    auto it = gate_at.find({kernel.file, g.line});
     if (it != gate_at.end()) return it->second;
   }
   return std::nullopt;
@@ -84,13 +69,13 @@ WidenClosure Closure(const std::vector<Finding>& findings, const RootCause& rc) 
   const Finding& root = findings[rc.root];
   std::map<std::string, std::vector<size_t>> by_feature;  // feature id -> places needing it
   std::map<std::string, std::string> what;
-  bool unknown = root.details.value("widen", "") == "unknown";
+  bool unknown = WidenUnknown(root);
   auto add = [&](size_t i) {
     for (const NeededFeature& n : Needs(findings[i])) {
       by_feature[n.id].push_back(i);
       what[n.id] = n.what;
     }
-    if (findings[i].details.value("widen", "") == "unknown") unknown = true;
+    if (WidenUnknown(findings[i])) unknown = true;
   };
   add(rc.root);
   for (size_t p : rc.places) add(p);
@@ -106,11 +91,11 @@ WidenClosure Closure(const std::vector<Finding>& findings, const RootCause& rc) 
     }
   }
   if (!w.features.empty()) {
-    w.verdict = "widen-unsafe";
-  } else if (unknown || !root.details.contains("widen")) {
-    w.verdict = "unknown";
-    w.reasons.push_back(root.details.contains("widen") ? "a block it enables calls code archpatch cannot see"
-                                                       : "no hazard check for this kind of gate");
+    w.verdict = gate::WidenSafety::kUnsafe;
+  } else if (unknown || !root.widen) {
+    w.verdict = gate::WidenSafety::kUnknown;
+    w.reasons.push_back(root.widen ? "a block it enables calls code archpatch cannot see"
+                                   : "no hazard check for this kind of gate");
   } else {
     w.reasons.push_back(rc.places.empty() ? "the block uses no arch-specific instruction"
                                           : fmt::format("neither the block nor the {} block{} it enables use an "
@@ -120,7 +105,12 @@ WidenClosure Closure(const std::vector<Finding>& findings, const RootCause& rc) 
   return w;
 }
 
-int Rank(ExclusionClass c) { return static_cast<int>(c); }
+// The target a hazard check named ("sm_120"), for the sentence of a hardware-exclusive root.
+std::string TargetName(const Finding& f) {
+  if (f.widen) return f.widen->target;
+  if (f.empty_kernel) return f.empty_kernel->target;
+  return "the target";
+}
 
 int ArchNumber(const std::string& name) {
   static thread_local std::map<std::string, int> numbers;
@@ -131,7 +121,8 @@ int ArchNumber(const std::string& name) {
 }
 
 std::pair<ExclusionClass, std::string> ClassFromVerdict(const Finding& f) {
-  if (f.details.value("form", "") == "check-macro") {
+  const gate::RuntimeForm* runtime = f.runtime();
+  if (runtime && runtime->form == "check-macro") {
     return {ExclusionClass::kRefusal, "the check fails on the target"};
   }
   const int me = ArchNumber(f.verdict.front().arch);
@@ -144,18 +135,19 @@ std::pair<ExclusionClass, std::string> ClassFromVerdict(const Finding& f) {
   if (others.size() == 1 && *others.begin() != me) {
     return {ExclusionClass::kOtherArch, fmt::format("a path for sm_{} alone", *others.begin())};
   }
-  const std::string shape = f.details.value("shape", ""), op = f.details.value("op", "");
+  const gate::PythonForm* python = f.python();
+  const std::string shape = python ? python->shape : "", op = python ? python->op : "";
   // `if sm_version < 90: ...` true only on older arches: a path or check for them; the target,
   // newer, compares false and goes on (a fallback, or a requirement it meets).
-  if (f.kind == "python-gate" && shape == "comparison" && (op == "<" || op == "<=") && !others.empty() &&
+  if (python && shape == "comparison" && (op == "<" || op == "<=") && !others.empty() &&
       *others.rbegin() < me && *others.begin() == oldest) {
     return {ExclusionClass::kLegacy, "a comparison only older arches satisfy; the target is newer"};
   }
   // `sm100f_nvcc_flags = ["-gencode=..."]` at module level: a table of flags, not a gate.
-  if (f.kind == "python-gate" && shape == "nvcc-arch-flag" && f.scope.empty()) {
+  if (python && shape == "nvcc-arch-flag" && f.scope.empty()) {
     return {ExclusionClass::kOtherArch, "a module-level table of nvcc flags, not a gate"};
   }
-  if (f.details.value("form", "") == "nv-target") {
+  if (f.nv_target()) {
     return {ExclusionClass::kFastPath, "the target takes another <nv/target> branch"};
   }
   return {ExclusionClass::kRefusal, "the target is refused or skipped here"};
@@ -164,7 +156,8 @@ std::pair<ExclusionClass, std::string> ClassFromVerdict(const Finding& f) {
 }  // namespace
 
 std::vector<std::string> TestedMacros(const Finding& f) {
-  std::string text = f.details.value("effective", f.kind == "cuda-gate" ? f.text : "");
+  const gate::DirectiveForm* directive = f.directive();
+  std::string text = directive ? directive->effective : f.kind == gate::Kind::kCudaGate ? f.text : "";
   std::vector<std::string> out;
   for (size_t i = 0; i < text.size();) {
     if (!IsIdentifierChar(text[i]) || std::isdigit(static_cast<unsigned char>(text[i]))) {
@@ -182,37 +175,36 @@ std::vector<std::string> TestedMacros(const Finding& f) {
 
 void AssignClasses(std::vector<Finding>& findings) {
   for (Finding& f : findings) {
-    if (f.details.contains("class")) continue;
-    if (f.kind == "empty-kernel") {
-      f.details["class"] = ExclusionClassName(ExclusionClass::kEmpty);
-      f.details["class_reason"] = "the kernel compiles to an empty body on the target";
+    if (f.exclusion) continue;
+    if (f.kind == gate::Kind::kEmptyKernel) {
+      f.exclusion = gate::Classification{ExclusionClass::kEmpty, "the kernel compiles to an empty body on the target",
+                                         std::nullopt};
       continue;
     }
     if (f.verdict.empty()) continue;
     auto [klass, reason] = ClassFromVerdict(f);
-    f.details["class"] = ExclusionClassName(klass);
-    f.details["class_reason"] = reason;
+    f.exclusion = gate::Classification{klass, reason, std::nullopt};
   }
 }
 
 ExclusionClass ClassOf(const Finding& f) {
-  auto it = f.details.find("class");
-  if (it == f.details.end() || !it->is_string()) return ExclusionClass::kRefusal;
-  return ExclusionClassFromName(it->get<std::string>());
+  return f.exclusion ? f.exclusion->klass : ExclusionClass::kRefusal;
 }
 
 std::vector<size_t> LinkRootCauses(const std::vector<Finding>& findings) {
   std::map<std::string, std::vector<size_t>> definers;
   std::map<std::pair<std::string, int>, size_t> gate_at;  // (file, line of the '#') -> directive finding
   for (size_t i = 0; i < findings.size(); ++i) {
-    for (const std::string& m : Strings(findings[i].details, "defines")) definers[m].push_back(i);
-    if (findings[i].details.contains("directive_line")) {
-      gate_at.emplace(std::pair(findings[i].file, findings[i].details.value("directive_line", 0)), i);
+    if (findings[i].block) {
+      for (const std::string& m : findings[i].block->defines) definers[m].push_back(i);
+    }
+    if (const gate::DirectiveForm* d = findings[i].directive()) {
+      gate_at.emplace(std::pair(findings[i].file, d->directive_line), i);
     }
   }
   std::vector<std::optional<size_t>> parent(findings.size());
   for (size_t i = 0; i < findings.size(); ++i) {
-    if (findings[i].kind == "empty-kernel") {  // the gate that switches the body off is the cause
+    if (findings[i].kind == gate::Kind::kEmptyKernel) {  // the gate that switches the body off is the cause
       parent[i] = EmptyingGate(findings[i], gate_at);
       continue;
     }
@@ -244,22 +236,25 @@ std::vector<RootCause> CollectRootCauses(const std::vector<Finding>& findings) {
   }
   for (RootCause& rc : out) {
     const Finding& r = findings[rc.root];
-    const bool defines_only = r.details.value("holds", "") == "defines" && !rc.places.empty();
-    std::optional<size_t> best = defines_only ? std::nullopt : std::optional<size_t>(rc.root);
+    const bool defines_only = r.block && r.block->holds == gate::BlockHolds::kDefines && !rc.places.empty();
+    // The finding whose class the root cause takes: the root itself unless it only #defines, then
+    // the most important class among its places that keeps the target out.
+    size_t best = rc.root;
+    bool chosen = !defines_only;
     for (size_t p : rc.places) {
       const ExclusionClass c = ClassOf(findings[p]);
       if (!KeepsTargetOut(c)) continue;
-      if (!best || !KeepsTargetOut(ClassOf(findings[*best])) || Rank(c) < Rank(ClassOf(findings[*best]))) best = p;
+      const ExclusionClass held = ClassOf(findings[best]);
+      if (!chosen || !KeepsTargetOut(held) || gate::ClassRank(c) < gate::ClassRank(held)) best = p, chosen = true;
     }
-    if (!best) best = rc.root;
-    rc.klass = ClassOf(findings[*best]);
-    rc.reason = findings[*best].details.value("class_reason", "");
-    if (*best != rc.root) rc.reason = fmt::format("{} ({})", rc.reason, Place(findings[*best]));
+    rc.klass = ClassOf(findings[best]);
+    rc.reason = findings[best].exclusion ? findings[best].exclusion->reason : "";
+    if (best != rc.root) rc.reason = fmt::format("{} ({})", rc.reason, Place(findings[best]));
     rc.widen = Closure(findings, rc);
     if (!rc.widen.features.empty() && rc.klass != ExclusionClass::kLegacy) {
       rc.klass = ExclusionClass::kHardwareExclusive;
       rc.reason = fmt::format("needs {}, which {} lacks", fmt::join(rc.widen.features, ", "),
-                              r.details.value("target", "the target"));
+                              TargetName(r));
     }
   }
   return out;

@@ -4,14 +4,14 @@
 // transitively. The audit reports one entry per root cause with its consequences (places), one
 // class for all of them, and a widen verdict over everything the root enables: a #define block
 // that switches on wgmma blocks is as unsafe to widen as those blocks. Pure functions over the
-// audit's findings (details written by cuda/gates.cc and hazard/audit_hook.cc).
+// audit's findings (as cuda/gates.cc and hazard/audit_hook.cc fill them).
 #pragma once
 
 #include <string>
 #include <vector>
 
 #include "cuda/exclusion.h"
-#include "report/finding.h"
+#include "gate/finding.h"
 
 namespace archpatch::cuda {
 
@@ -25,7 +25,7 @@ std::vector<std::string> TestedMacros(const Finding& finding);
 std::vector<size_t> LinkRootCauses(const std::vector<Finding>& findings);
 
 struct WidenClosure {
-  std::string verdict = "widen-safe";   // "widen-safe" | "widen-unsafe" | "unknown"
+  gate::WidenSafety verdict = gate::WidenSafety::kSafe;
   std::vector<std::string> reasons;     // one sentence each: what the root enables and needs
   std::vector<std::string> features;    // ids of the instructions the target lacks (wgmma, ...)
 };
@@ -40,8 +40,8 @@ struct RootCause {
 
 // One RootCause per root, in findings order (sorted by file, line). Classes: the most important
 // class among the root (unless it only #defines) and its places; hardware-exclusive when the closure
-// needs an instruction the target lacks (never for legacy). Findings without a "class" detail
-// (runtime and Python gates) read as refusals.
+// needs an instruction the target lacks (never for legacy). Findings without a class (runtime and
+// Python gates) read as refusals.
 std::vector<RootCause> CollectRootCauses(const std::vector<Finding>& findings);
 
 // Gives every finding without a class (nv-target, runtime and Python gates) one from its verdict:
@@ -50,7 +50,7 @@ std::vector<RootCause> CollectRootCauses(const std::vector<Finding>& findings);
 // chip); otherwise a refusal (runtime and Python) or a fast path (<nv/target> branches).
 void AssignClasses(std::vector<Finding>& findings);
 
-// The class a finding carries (details "class"), refusal when it has none.
+// The class a finding carries, refusal when it has none.
 ExclusionClass ClassOf(const Finding& finding);
 
 }  // namespace archpatch::cuda

@@ -12,30 +12,29 @@ Finding Gate(std::string file, int line, std::string effective, std::string klas
   f.file = std::move(file);
   f.line = line;
   f.column = 5;
-  f.kind = "cuda-gate";
+  f.kind = gate::Kind::kCudaGate;
   f.text = effective;
   f.span = {static_cast<size_t>(line) * 100, static_cast<size_t>(line) * 100 + 10};
   f.verdict = {{"sm_120", Tri::kFalse}, {"sm_90a", Tri::kTrue}};
-  f.details["form"] = "directive";
-  f.details["effective"] = effective;
-  f.details["block"] = {{"begin", line * 100 + 20}, {"end", line * 100 + 90}};
-  f.details["holds"] = holds;
-  f.details["class"] = klass;
-  f.details["class_reason"] = "reason of line " + std::to_string(line);
-  f.details["widen"] = "widen-safe";
-  f.details["target"] = "sm_120";
+  f.form = gate::DirectiveForm{gate::DirectiveKind::kIf, 0, effective};
+  f.block = gate::Block{};
+  f.block->bytes = {static_cast<size_t>(line) * 100 + 20, static_cast<size_t>(line) * 100 + 90};
+  f.block->holds = holds == "defines" ? gate::BlockHolds::kDefines : gate::BlockHolds::kCode;
+  f.exclusion = gate::Classification{ExclusionClassFromName(klass), "reason of line " + std::to_string(line), std::nullopt};
+  f.widen = gate::WidenHazard{};
+  f.widen->target = "sm_120";
   return f;
 }
 
 Finding Definer(std::string file, int line, std::string effective, std::string macro) {
   Finding f = Gate(std::move(file), line, std::move(effective), "other-arch", "defines");
-  f.details["defines"] = {macro};
+  f.block->defines = {macro};
   return f;
 }
 
 void NeedsWgmma(Finding& f) {
-  f.details["widen"] = "widen-unsafe";
-  f.details["needs"] = nlohmann::ordered_json::array({{{"feature", "wgmma"}, {"what", "Hopper warpgroup MMA"}}});
+  f.widen->safety = gate::WidenSafety::kUnsafe;
+  f.widen->needs = {gate::FeatureUse{"wgmma", "Hopper warpgroup MMA", "", 0, "", {}, ""}};
 }
 
 TEST(RootCause, TestedMacrosSkipCompilerMacros) {
@@ -58,12 +57,12 @@ TEST(RootCause, GatesOnADefinedMacroFoldIntoTheDefineAndInheritItsHazards) {
   EXPECT_EQ(roots[0].root, 0u);
   EXPECT_EQ(roots[0].places, (std::vector<size_t>{1, 2}));
   EXPECT_EQ(roots[0].klass, ExclusionClass::kHardwareExclusive);
-  EXPECT_EQ(roots[0].widen.verdict, "widen-unsafe");
+  EXPECT_EQ(roots[0].widen.verdict, gate::WidenSafety::kUnsafe);
   ASSERT_EQ(roots[0].widen.reasons.size(), 1u);
   EXPECT_NE(roots[0].widen.reasons[0].find("enables 2 blocks that use wgmma"), std::string::npos);
   EXPECT_NE(roots[0].widen.reasons[0].find("mma.hpp:51"), std::string::npos);
   EXPECT_EQ(roots[1].klass, ExclusionClass::kFastPath);
-  EXPECT_EQ(roots[1].widen.verdict, "widen-safe");
+  EXPECT_EQ(roots[1].widen.verdict, gate::WidenSafety::kSafe);
 }
 
 TEST(RootCause, DefinesAcrossFilesAndTransitively) {
@@ -81,14 +80,15 @@ TEST(RootCause, DefinesAcrossFilesAndTransitively) {
 }
 
 TEST(RootCause, AnEmptyKernelBelongsToTheGateThatEmptiesIt) {
-  Finding gate = Gate("k.cuh", 13, "(__CUDA_ARCH__ >= 1000 && __CUDA_ARCH__ < 1200)", "empty");
-  gate.details["directive_line"] = 13;
+  Finding emptying = Gate("k.cuh", 13, "(__CUDA_ARCH__ >= 1000 && __CUDA_ARCH__ < 1200)", "empty");
+  emptying.form = gate::DirectiveForm{gate::DirectiveKind::kIf, 13, emptying.directive()->effective};
   Finding kernel;
   kernel.file = "k.cuh";
   kernel.line = 10;
-  kernel.kind = "empty-kernel";
-  kernel.details["gates"] = nlohmann::ordered_json::array({{{"line", 13}}});
-  std::vector<Finding> findings = {kernel, gate};
+  kernel.kind = gate::Kind::kEmptyKernel;
+  kernel.empty_kernel = gate::EmptyKernel{};
+  kernel.empty_kernel->gates = {gate::KernelGate{13, "if", "", std::nullopt}};
+  std::vector<Finding> findings = {kernel, emptying};
   EXPECT_EQ(LinkRootCauses(findings), (std::vector<size_t>{1, 1}));
 }
 
@@ -99,20 +99,21 @@ TEST(RootCause, AnIncludeGuardIsNotItsOwnCause) {
 
 TEST(RootCause, VerdictClassesForGatesWithoutABlock) {
   Finding table;
-  table.kind = "python-gate";
+  table.kind = gate::Kind::kPythonGate;
+  table.form = gate::PythonForm{};
   table.verdict = {{"sm_120", Tri::kFalse}, {"sm_75", Tri::kTrue}, {"sm_90", Tri::kFalse}};
   Finding check = table;
-  check.kind = "cpp-runtime-gate";
-  check.details["form"] = "check-macro";
+  check.kind = gate::Kind::kCppRuntimeGate;
+  check.form = gate::RuntimeForm{"check-macro", ""};
   Finding several = table;
   several.verdict = {{"sm_120", Tri::kFalse}, {"sm_90", Tri::kTrue}, {"sm_100", Tri::kTrue}, {"sm_121", Tri::kFalse}};
   Finding old = table;
   old.verdict = {{"sm_120", Tri::kFalse}, {"sm_80", Tri::kTrue}, {"sm_90", Tri::kTrue}, {"sm_100", Tri::kFalse}};
   Finding fallback = old;
-  fallback.details["shape"] = "comparison";
-  fallback.details["op"] = "<";
+  std::get<gate::PythonForm>(fallback.form).shape = "comparison";
+  std::get<gate::PythonForm>(fallback.form).op = "<";
   Finding flags = table;
-  flags.details["shape"] = "nvcc-arch-flag";
+  std::get<gate::PythonForm>(flags.form).shape = "nvcc-arch-flag";
   flags.verdict = several.verdict;
   std::vector<Finding> findings = {table, check, several, old, fallback, flags};
   AssignClasses(findings);

@@ -332,14 +332,13 @@ struct Walk {
     Finding f;
     f.file = file;
     f.line = lines.Line(b), f.column = lines.Column(b);
-    f.kind = "cpp-runtime-gate";
+    f.kind = gate::Kind::kCppRuntimeGate;
     f.text = std::string(contents.substr(b, e - b));
     f.span = {b, e};
     f.scope = function;
     for (size_t i = 0; i < arches.size(); ++i) f.verdict.push_back({arches[i].name(), verdict[i]});
-    f.details["form"] = g.form;
-    if (!g.check.empty()) f.details["check"] = g.check;
-    f.details["direction"] = g.refuse_when_true ? "refuses" : "enables";
+    f.form = gate::RuntimeForm{g.form, g.check};
+    f.direction = g.refuse_when_true ? gate::Direction::kRefuses : gate::Direction::kEnables;
     findings.push_back(std::move(f));
   }
 
@@ -533,9 +532,9 @@ Result<std::vector<Finding>> FindRuntimeGates(const std::string& file, std::stri
       by_line.emplace(f.line, found.size());
       found.push_back(std::move(f));
     } else if (it->second < from_clang) {
-      for (const char* key : {"earlier_verdict", "enclosing_verdict"}) {
-        if (f.details.contains(key)) found[it->second].details[key] = f.details[key];
-      }
+      gate::Chain& chain = found[it->second].chain;  // clang's finding has neither
+      if (f.chain.earlier_taken) chain.earlier_taken = f.chain.earlier_taken;
+      if (f.chain.enclosing) chain.enclosing = f.chain.enclosing;
     }
   }
   std::erase_if(found, IsConfigSanityCheck);

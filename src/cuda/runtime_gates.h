@@ -12,7 +12,7 @@
 
 #include "arch/arch.h"
 #include "cuda/tokens.h"
-#include "report/finding.h"
+#include "gate/finding.h"
 #include "util/result.h"
 
 namespace archpatch::cuda {

@@ -1,5 +1,6 @@
 // Runtime capability checks found through libclang's AST, headers unresolved.
 #include "cuda/runtime_gates.h"
+#include "report/finding.h"
 
 #include <gtest/gtest.h>
 
@@ -17,7 +18,7 @@ TEST(RuntimeGates, UnknownCheckMacroStillYieldsItsArguments) {
   auto f = Find("#include <torch/all.h>\nvoid f(int major) { TORCH_CHECK(major >= 9, \"sm90+\"); }\n");
   ASSERT_EQ(f.size(), 1u);
   EXPECT_EQ(f[0].text, "major >= 9");
-  EXPECT_EQ(f[0].details["check"], "TORCH_CHECK");
+  EXPECT_EQ(ToJson(f[0])["check"], "TORCH_CHECK");
   EXPECT_EQ(f[0].scope, "f");
   EXPECT_EQ(f[0].VerdictFor("sm_90"), Tri::kTrue);
   EXPECT_EQ(f[0].VerdictFor("sm_86"), Tri::kFalse);

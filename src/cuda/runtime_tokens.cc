@@ -140,18 +140,19 @@ class TokenScan {
 
   // Per arch, whether an arm of `chain` other than `self` takes it (true there, not refusing):
   // `else if (sm_ >= 80 && sm_ < 90)` keeps sm_120 out only if no later `else if (sm_ >= 90)` takes it.
-  nlohmann::ordered_json OtherArmTaken(const std::vector<Arm>& chain, size_t self) const {
-    nlohmann::ordered_json taken = nlohmann::ordered_json::object();
+  std::optional<gate::Verdicts> OtherArmTaken(const std::vector<Arm>& chain, size_t self) const {
+    gate::Verdicts taken;
     bool any = false;
     for (size_t k = 0; k < arches_.size(); ++k) {
       bool other = false;
       for (size_t j = 0; j < chain.size(); ++j) {
         other |= j != self && !chain[j].refuses && k < chain[j].truth.size() && chain[j].truth[k] == Tri::kTrue;
       }
-      taken[arches_[k].name()] = other ? "true" : "false";
+      taken.push_back({arches_[k].name(), other ? Tri::kTrue : Tri::kFalse});
       any |= other;
     }
-    return any ? taken : nlohmann::ordered_json();
+    if (!any) return std::nullopt;
+    return taken;
   }
 
   // if (c1) s1 else if (c2) s2 ... [else sN]
@@ -185,8 +186,10 @@ class TokenScan {
       if (arm.refuses) Record({arm.a, arm.b, 0, 0, 0, 0, "", true, "if-refuse", ""});
       else if (else_refuses) Record({arm.a, arm.b, 0, 0, 0, 0, "", false, "dispatch", ""});
       if (findings_.size() > before) {
-        if (nlohmann::ordered_json taken = OtherArmTaken(arms, k); !taken.is_null()) {
-          findings_.back().details["earlier_verdict"] = std::move(taken);  // another arm of the chain is taken
+        if (std::optional<gate::Verdicts> taken = OtherArmTaken(arms, k)) {
+          gate::Chain& chain = findings_.back().chain;  // another arm of the chain is taken
+          chain.earlier_taken = std::move(taken);
+          chain.enclosing_before_earlier = chain.enclosing.has_value();  // as Record found it
         }
       }
     }
@@ -198,7 +201,7 @@ class TokenScan {
   // Per arch, whether the code at token `t` is reached through the capability tests of the if
   // arms around it: `TLLM_CHECK(sm_ == 89)` inside `else if (sm_ >= 80 && sm_ < 90) {` is never
   // reached on sm_120. Null when no such arm encloses it.
-  nlohmann::ordered_json EnclosingVerdict(size_t t) const {
+  std::optional<gate::Verdicts> EnclosingVerdict(size_t t) const {
     std::vector<Tri> reached(arches_.size(), Tri::kTrue);
     bool enclosed = false;
     for (const Arm& arm : arms_) {
@@ -208,9 +211,9 @@ class TokenScan {
         if (arm.truth[k] == Tri::kFalse) reached[k] = Tri::kFalse;
       }
     }
-    if (!enclosed) return nullptr;
-    nlohmann::ordered_json out = nlohmann::ordered_json::object();
-    for (size_t k = 0; k < arches_.size(); ++k) out[arches_[k].name()] = reached[k] == Tri::kFalse ? "false" : "true";
+    if (!enclosed) return std::nullopt;
+    gate::Verdicts out;
+    for (size_t k = 0; k < arches_.size(); ++k) out.push_back({arches_[k].name(), reached[k]});
     return out;
   }
 
@@ -267,26 +270,21 @@ class TokenScan {
     Finding f;
     f.file = file_;
     f.line = lines_.Line(b), f.column = lines_.Column(b);
-    f.kind = "cpp-runtime-gate";
+    f.kind = gate::Kind::kCppRuntimeGate;
     f.text = std::string(contents_.substr(b, e - b));
     f.span = {b, e};
     f.scope = EnclosingFunction(bodies_, b);
     for (size_t k = 0; k < arches_.size(); ++k) f.verdict.push_back({arches_[k].name(), verdict[k]});
-    f.details["form"] = g.form;
-    if (!g.check.empty()) f.details["check"] = g.check;
-    f.details["direction"] = g.refuse_when_true ? "refuses" : "enables";
-    nlohmann::ordered_json via = nlohmann::ordered_json::array();
+    f.form = gate::RuntimeForm{g.form, g.check};
+    f.direction = g.refuse_when_true ? gate::Direction::kRefuses : gate::Direction::kEnables;
     for (const std::string& name : bound_used) {
       const Bound& bd = bound_.at(name);
       const size_t at = v_.t[bd.stmt]->begin;
-      via.push_back({{"file", file_}, {"line", lines_.Line(at)}, {"column", lines_.Column(at)},
-                     {"text", std::string(contents_.substr(at, v_.t[bd.end - 1]->end - at))}, {"name", name}});
+      f.via.push_back({file_, static_cast<int>(lines_.Line(at)), static_cast<int>(lines_.Column(at)),
+                       std::string(contents_.substr(at, v_.t[bd.end - 1]->end - at)), name, std::nullopt});
     }
-    for (const auto& [name, c] : used) {
-      via.push_back({{"file", c.file}, {"line", c.line}, {"column", c.column}, {"text", c.text}, {"name", name}});
-    }
-    if (!via.empty()) f.details["via"] = std::move(via);
-    if (nlohmann::ordered_json reached = EnclosingVerdict(g.a); !reached.is_null()) f.details["enclosing_verdict"] = std::move(reached);
+    for (const auto& [name, c] : used) f.via.push_back({c.file, c.line, c.column, c.text, name, std::nullopt});
+    f.chain.enclosing = EnclosingVerdict(g.a);
     findings_.push_back(std::move(f));
   }
 

@@ -20,7 +20,7 @@
 #include "arch/arch.h"
 #include "cuda/header_constants.h"
 #include "cuda/tokens.h"
-#include "report/finding.h"
+#include "gate/finding.h"
 
 namespace archpatch::cuda {
 

@@ -9,8 +9,7 @@ namespace archpatch::hazard {
 namespace {
 
 void AddExplanation(Finding& f) {
-  std::vector<std::string> lines = ExplainLines(f);
-  if (!lines.empty()) f.details["explain"] = lines;
+  f.explain = ExplainLines(f);
 }
 
 void CheckScanned(CheckOptions options, scan::ScannedFile& file, std::vector<Finding>& findings,
@@ -25,7 +24,7 @@ void CheckScanned(CheckOptions options, scan::ScannedFile& file, std::vector<Fin
   }
   AnnotateGateFindings(findings, *hazards, options.target);
   for (Finding& f : findings) {
-    if (f.kind == "cuda-gate") AddExplanation(f);
+    if (f.kind == gate::Kind::kCudaGate) AddExplanation(f);
   }
   for (Finding& f : hazards->empty_kernels) {
     AddExplanation(f);

@@ -1,4 +1,5 @@
 #include "hazard/audit_hook.h"
+#include "report/finding.h"
 
 #include <cstdlib>
 
@@ -22,11 +23,11 @@ TEST(HazardPass, AddsEmptyKernelsAndWidenVerdictsToTheAuditOfTheFixtureTree) {
   ASSERT_TRUE(report.ok()) << report.error().str();
   int empty = 0, unsafe = 0, safe = 0, unknown = 0;
   for (const Finding& f : report->findings) {
-    if (f.kind == "empty-kernel") {
+    if (f.kind == gate::Kind::kEmptyKernel) {
       ++empty;
-      EXPECT_FALSE(f.details["explain"].empty());
+      EXPECT_FALSE(ToJson(f)["explain"].empty());
     }
-    const std::string widen = f.details.value("widen", "");
+    const std::string widen = ToJson(f).value("widen", "");
     unsafe += widen == "widen-unsafe";
     safe += widen == "widen-safe";
     unknown += widen == "unknown";

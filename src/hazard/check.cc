@@ -39,16 +39,8 @@ bool KeepsTargetOut(const Branch& b, size_t target) {
   return std::any_of(b.verdict.begin(), b.verdict.end(), [](Tri t) { return t != Tri::kFalse; });
 }
 
-nlohmann::ordered_json UseJson(const FeatureUse& u) {
-  nlohmann::ordered_json j;
-  j["feature"] = u.feature->id;
-  j["what"] = u.feature->what;
-  j["found"] = u.found;
-  j["line"] = u.line;
-  if (!u.via.empty()) j["via"] = u.via;
-  j["arches"] = u.feature->ArchNames();
-  j["source"] = u.feature->source;
-  return j;
+gate::FeatureUse UseOf(const FeatureUse& u) {
+  return {u.feature->id, u.feature->what, u.found, u.line, u.via, u.feature->ArchNames(), u.feature->source};
 }
 
 Finding EmptyKernelFinding(const std::string& path, const KernelBody& k, const std::vector<Branch>& branches,
@@ -57,7 +49,7 @@ Finding EmptyKernelFinding(const std::string& path, const KernelBody& k, const s
   f.file = path;
   f.line = k.line;
   f.column = k.column;
-  f.kind = "empty-kernel";
+  f.kind = gate::Kind::kEmptyKernel;
   f.severity = Severity::kError;
   f.text = k.name;
   f.scope = k.name;
@@ -66,43 +58,33 @@ Finding EmptyKernelFinding(const std::string& path, const KernelBody& k, const s
   const std::string target = o.target.name();
   f.summary = fmt::format(
       "On {} this kernel compiles to an empty body: it would run and return garbage without an error", target);
-  f.details["kernel"] = k.name;
-  f.details["target"] = target;
-  f.details["empty_on"] = NamesWhere(o.arches, k.has_code, Tri::kFalse);
-  f.details["real_body_on"] = NamesWhere(o.arches, k.has_code, Tri::kTrue);
-  nlohmann::ordered_json gate_list = nlohmann::ordered_json::array();
+  gate::EmptyKernel empty{k.name, target, NamesWhere(o.arches, k.has_code, Tri::kFalse),
+                          NamesWhere(o.arches, k.has_code, Tri::kTrue), {}};
   for (int g : k.gates) {
     const Branch& b = branches[g];
-    nlohmann::ordered_json j;
-    j["line"] = b.line;
-    j["directive"] = b.directive;
-    j["condition"] = b.condition;
+    gate::KernelGate kernel_gate{b.line, b.directive, b.condition, std::nullopt};
     for (const GateHazard& h : gates) {
-      if (h.condition_span.begin == b.condition_begin) j["widen"] = WidenJson(h.widen, o.target);
+      if (h.condition_span.begin == b.condition_begin) kernel_gate.widen = WidenOf(h.widen, o.target);
     }
-    gate_list.push_back(j);
+    empty.gates.push_back(std::move(kernel_gate));
   }
-  f.details["gates"] = gate_list;
+  f.empty_kernel = std::move(empty);
   return f;
 }
 
 }  // namespace
 
-nlohmann::ordered_json WidenJson(const Classification& c, const arch::Arch& target) {
-  nlohmann::ordered_json j;
-  j["widen"] = SafetyName(c.safety);
-  j["target"] = target.name();
-  nlohmann::ordered_json needs = nlohmann::ordered_json::array();
-  for (const FeatureUse& u : c.missing) needs.push_back(UseJson(u));
-  j["needs"] = needs;
-  nlohmann::ordered_json uses = nlohmann::ordered_json::array();
-  for (const FeatureUse& u : c.uses) uses.push_back(UseJson(u));
-  j["uses"] = uses;
-  j["unseen_calls"] = c.unseen_calls;
+gate::WidenHazard WidenOf(const Classification& c, const arch::Arch& target) {
+  gate::WidenHazard w;
+  w.safety = c.safety;
+  w.target = target.name();
+  for (const FeatureUse& u : c.missing) w.needs.push_back(UseOf(u));
+  for (const FeatureUse& u : c.uses) w.uses.push_back(UseOf(u));
+  w.unseen_calls = c.unseen_calls;
   if (c.target_variant_hint) {
-    j["available_on_variant"] = arch::Arch{target.major, target.minor, arch::Variant::kArchSpecific}.name();
+    w.available_on_variant = arch::Arch{target.major, target.minor, arch::Variant::kArchSpecific}.name();
   }
-  return j;
+  return w;
 }
 
 std::string WidenSentence(const Classification& c, const arch::Arch& target) {
@@ -186,33 +168,29 @@ void AnnotateGateFindings(std::vector<Finding>& findings, const FileHazards& haz
   std::multimap<size_t, const GateHazard*> by_begin;
   for (const GateHazard& g : hazards.gates) by_begin.emplace(g.condition_span.begin, &g);
   for (Finding& f : findings) {
-    if (f.kind != "cuda-gate") continue;
+    if (f.kind != gate::Kind::kCudaGate) continue;
     auto [first, last] = by_begin.equal_range(f.span.begin);
     for (auto it = first; it != last; ++it) {
       const GateHazard& g = *it->second;
-      const nlohmann::ordered_json widen = WidenJson(g.widen, target);
-      for (const auto& [key, value] : widen.items()) f.details[key] = value;
-      f.details["widen_reason"] = WidenSentence(g.widen, target);
+      f.widen = WidenOf(g.widen, target);
+      f.widen->reason = WidenSentence(g.widen, target);
     }
   }
 }
 
 std::vector<std::string> ExplainLines(const Finding& f) {
   std::vector<std::string> out;
-  const auto& d = f.details;
-  if (f.kind == "empty-kernel") {  // the summary itself is printed as the finding's meaning
-    const std::vector<std::string> real = d.value("real_body_on", std::vector<std::string>{});
-    out.push_back(fmt::format("It has a real body on {}.", ShortList(real)));
-    for (const auto& g : d.value("gates", nlohmann::ordered_json::array())) {
-      std::string line = fmt::format("The body is switched off by '#{} {}' at line {}", g.value("directive", "if"),
-                                     g.value("condition", ""), g.value("line", 0));
-      if (g.contains("widen")) line += fmt::format(" (widening it: {})", g["widen"].value("widen", "unknown"));
+  if (f.empty_kernel) {  // the summary itself is printed as the finding's meaning
+    out.push_back(fmt::format("It has a real body on {}.", ShortList(f.empty_kernel->real_body_on)));
+    for (const gate::KernelGate& g : f.empty_kernel->gates) {
+      std::string line = fmt::format("The body is switched off by '#{} {}' at line {}", g.directive, g.condition, g.line);
+      if (g.widen) line += fmt::format(" (widening it: {})", gate::WidenSafetyName(g.widen->safety));
       out.push_back(line + ".");
     }
     out.push_back("Widen the CUDA gate too (not only the Python one), or keep the target off this kernel.");
     return out;
   }
-  if (d.contains("widen_reason")) out.push_back(d.value("widen_reason", ""));
+  if (f.widen && !f.widen->reason.empty()) out.push_back(f.widen->reason);
   return out;
 }
 

@@ -8,14 +8,12 @@
 #include <string_view>
 #include <vector>
 
-#include <nlohmann/json.hpp>
-
 #include "arch/arch.h"
 #include "cuda/macro_env.h"
 #include "hazard/classify.h"
 #include "hazard/features.h"
+#include "gate/finding.h"
 #include "hazard/source.h"
-#include "report/finding.h"
 #include "util/result.h"
 
 namespace archpatch::hazard {
@@ -51,13 +49,12 @@ Result<FileHazards> CheckFile(const std::string& path, std::string_view contents
 // The same on a file already lexed (FromTokens over the scan's tokens: the audit lexes once).
 Result<FileHazards> CheckSource(const std::string& path, const ParsedSource& source, const CheckOptions& options);
 
-// Adds the widen verdict to the cuda-gate findings of the same file (matched by the condition's
-// byte span): details "widen" (widen-safe | widen-unsafe | unknown), "needs", "unseen_calls",
-// "target"; an unsafe gate gets one more summary sentence.
+// Adds the widen verdict (Finding::widen, with its reason) to the cuda-gate findings of the same
+// file, matched by the condition's byte span.
 void AnnotateGateFindings(std::vector<Finding>& findings, const FileHazards& hazards, const arch::Arch& target);
 
-// The JSON the "widen" fields hold (docs/hazards.md).
-nlohmann::ordered_json WidenJson(const Classification& c, const arch::Arch& target);
+// A classification as the gate model holds it (its JSON: docs/hazards.md); no reason sentence.
+gate::WidenHazard WidenOf(const Classification& c, const arch::Arch& target);
 
 // Plain-words lines (no trailing newline) that follow a finding's summary: for an empty kernel,
 // where it has a real body, which gates switch it off and what to do; for an annotated cuda-gate,

@@ -3,6 +3,7 @@
 //   // expect: widen-unsafe sm_120 FEATURE      on a gate's line (also widen-safe, unknown)
 // Every finding must be expected and every expectation found.
 #include "hazard/check.h"
+#include "report/finding.h"
 
 #include <filesystem>
 #include <fstream>
@@ -95,7 +96,7 @@ TEST(EmptyKernel, TheFindingSaysWhereTheKernelHasARealBody) {
   FileHazards h = CheckText(Read(kTree / "pkg/include/allreduce_fusion.cuh"));
   ASSERT_EQ(h.empty_kernels.size(), 1u);
   const Finding& f = h.empty_kernels[0];
-  EXPECT_EQ(f.kind, "empty-kernel");
+  EXPECT_EQ(gate::KindName(f.kind), "empty-kernel");
   EXPECT_EQ(f.severity, Severity::kError);
   EXPECT_EQ(f.text, "allreduce_fusion_kernel");
   EXPECT_EQ(f.VerdictFor("sm_120"), Tri::kFalse);
@@ -105,7 +106,7 @@ TEST(EmptyKernel, TheFindingSaysWhereTheKernelHasARealBody) {
   EXPECT_EQ(f.VerdictFor("sm_80"), Tri::kFalse);
   EXPECT_EQ(f.summary,
             "On sm_120 this kernel compiles to an empty body: it would run and return garbage without an error");
-  EXPECT_EQ(f.details["gates"][0]["widen"]["widen"], "widen-safe");
+  EXPECT_EQ(ToJson(f)["gates"][0]["widen"]["widen"], "widen-safe");
 }
 
 TEST(EmptyKernel, DeclarationsAndReturnsAloneStillCountAsEmpty) {
@@ -212,13 +213,13 @@ TEST(Annotate, CudaGateFindingsGetTheWidenVerdictBySpan) {
   FileHazards h = CheckText(text);
   ASSERT_EQ(h.gates.size(), 1u);
   Finding gate;
-  gate.kind = "cuda-gate";
+  gate.kind = archpatch::gate::Kind::kCudaGate;
   gate.span = h.gates[0].condition_span;
   std::vector<Finding> findings = {gate};
   AnnotateGateFindings(findings, h, *arch::ParseArch("sm_120"));
-  EXPECT_EQ(findings[0].details["widen"], "widen-unsafe");
-  EXPECT_EQ(findings[0].details["needs"][0]["feature"], "tcgen05");
-  EXPECT_EQ(findings[0].details["needs"][0]["arches"][0], "sm_100a");
+  EXPECT_EQ(ToJson(findings[0])["widen"], "widen-unsafe");
+  EXPECT_EQ(ToJson(findings[0])["needs"][0]["feature"], "tcgen05");
+  EXPECT_EQ(ToJson(findings[0])["needs"][0]["arches"][0], "sm_100a");
   EXPECT_FALSE(ExplainLines(findings[0]).empty());
 }
 

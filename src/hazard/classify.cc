@@ -139,15 +139,6 @@ class BlockScanner {
 
 }  // namespace
 
-std::string_view SafetyName(Safety s) {
-  switch (s) {
-    case Safety::kSafe: return "widen-safe";
-    case Safety::kUnsafe: return "widen-unsafe";
-    case Safety::kUnknown: return "unknown";
-  }
-  return "unknown";
-}
-
 std::vector<std::string> PtxWords(std::string_view literal) {
   // Drop an encoding prefix, the quotes, and a raw string's delimiters.
   const size_t quote = literal.find('"');

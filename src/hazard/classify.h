@@ -9,15 +9,15 @@
 #include <vector>
 
 #include "arch/arch.h"
+#include "gate/finding.h"
 #include "hazard/features.h"
 #include "hazard/source.h"
 
 namespace archpatch::hazard {
 
-enum class Safety { kSafe, kUnsafe, kUnknown };
-
-// "widen-safe", "widen-unsafe", "unknown": the spelling in --json output.
-std::string_view SafetyName(Safety s);
+// The gate model holds the answer (gate::WidenHazard); "widen-safe", "widen-unsafe", "unknown".
+using Safety = gate::WidenSafety;
+inline std::string_view SafetyName(Safety s) { return gate::WidenSafetyName(s); }
 
 // One arch-specific thing the block uses.
 struct FeatureUse {

@@ -22,7 +22,7 @@
 
 #include "arch/arch.h"
 #include "cuda/macro_env.h"
-#include "report/finding.h"
+#include "gate/finding.h"
 #include "util/result.h"
 
 namespace archpatch::hazard {

@@ -40,7 +40,7 @@ bool Mentions(const cuda::Condition& condition, std::string_view macro) {
 }
 
 std::string NearMiss(const Finding& f, std::string_view why) {
-  return fmt::format("{}:{}: {} '{}'{}{}", f.file, f.line, f.kind, f.text,
+  return fmt::format("{}:{}: {} '{}'{}{}", f.file, f.line, archpatch::gate::KindName(f.kind), f.text,
                      f.scope.empty() ? "" : fmt::format(" in '{}'", f.scope),
                      why.empty() ? "" : fmt::format(" ({})", why));
 }
@@ -77,7 +77,7 @@ Result<Place> WidenCudaGate(const Finding& f, const cuda::Condition& condition, 
                              rules::StrategyName(gate.strategy), widened.error().message), {}};
   }
   Place p = MakePlace(contents, f.span.begin, f.span.end, *widened);
-  p.description = fmt::format("#{} '{}' -> '{}' ({} for {})", f.details.value("directive", "if"), f.text,
+  p.description = fmt::format("#{} '{}' -> '{}' ({} for {})", archpatch::gate::DirectiveName(f.directive()->directive), f.text,
                               *widened, rules::StrategyName(gate.strategy), TargetList(targets));
   return p;
 }
@@ -146,9 +146,9 @@ Result<FilePlaces> LocateCudaGates(const rules::CudaGate& gate, const std::strin
   if (!findings) return findings.error();
   FilePlaces out;
   for (const Finding& f : *findings) {
-    if (f.kind != "cuda-gate") continue;
-    const std::string directive = f.details.value("directive", "");
-    if (f.details.value("form", "") != "directive" || (directive != "if" && directive != "elif")) {
+    if (f.kind != archpatch::gate::Kind::kCudaGate) continue;
+    const archpatch::gate::DirectiveForm* form = f.directive();
+    if (!form || (form->directive != archpatch::gate::DirectiveKind::kIf && form->directive != archpatch::gate::DirectiveKind::kElif)) {
       if (f.text.find(gate.macro) != std::string::npos) out.near_misses.push_back(NearMiss(f, "not an #if/#elif condition"));
       continue;
     }
@@ -173,8 +173,8 @@ Result<FilePlaces> LocatePythonGates(const rules::PythonGate& gate, const std::s
   const python::AddMode mode =
       gate.add == rules::AddForm::kMajor ? python::AddMode::kMajor : python::AddMode::kCapability;
   for (const Finding& f : *findings) {
-    if (f.kind != "python-gate") continue;
-    const std::string name = f.details.value("name", "");
+    if (f.kind != archpatch::gate::Kind::kPythonGate || !f.python()) continue;
+    const std::string& name = f.python()->name;
     if (!ScopeMatches(f.scope, gate.scope) || (!gate.name.empty() && name != gate.name)) {
       out.near_misses.push_back(NearMiss(f, f.text.find(name) == std::string::npos ? "name '" + name + "'" : ""));
       continue;

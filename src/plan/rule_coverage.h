@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "arch/arch.h"
-#include "report/finding.h"
+#include "gate/finding.h"
 #include "rules/rule.h"
 
 namespace archpatch::plan {

@@ -9,7 +9,9 @@ bool InHeader(const Finding& f, const ChainHeader& h) { return h.first_line <= f
 
 // A refusing header "admits" the arches that skip it, which take no branch there; only an
 // enabling or fallback header's verdict says the arch takes that branch.
-bool TakesBranch(const Finding& f) { return f.kind == "python-gate" && f.details.value("direction", "enables") != "refuses"; }
+bool TakesBranch(const Finding& f) {
+  return f.kind == gate::Kind::kPythonGate && f.direction != gate::Direction::kRefuses;
+}
 
 Tri AnyTrue(Tri x, Tri y) { return x == Tri::kTrue || y == Tri::kTrue ? Tri::kTrue : x; }
 
@@ -30,17 +32,17 @@ std::vector<std::vector<Tri>> Admitted(const BranchChain& chain, const std::vect
 void Mark(Finding& f, const BranchChain& chain, const std::vector<std::vector<Tri>>& admitted) {
   for (size_t k = 0; k < chain.size(); ++k) {
     if (!InHeader(f, chain[k])) continue;
-    nlohmann::ordered_json taken = nlohmann::ordered_json::object();
+    gate::Verdicts taken;
     bool any = false;
     for (size_t a = 0; a < f.verdict.size(); ++a) {
       bool other = false;
       for (size_t j = 0; j < chain.size(); ++j) {
         other |= j != k && a < admitted[j].size() && admitted[j][a] == Tri::kTrue;
       }
-      taken[f.verdict[a].arch] = other ? "true" : "false";
+      taken.push_back({f.verdict[a].arch, other ? Tri::kTrue : Tri::kFalse});
       any |= other;
     }
-    if (any) f.details["earlier_verdict"] = std::move(taken);  // "another branch of the chain is taken"
+    if (any) f.chain.earlier_taken = std::move(taken);  // "another branch of the chain is taken"
     return;
   }
 }
@@ -70,7 +72,7 @@ void MarkChainSiblings(const std::map<std::string, std::vector<BranchChain>>& ch
   std::map<std::string, std::vector<Finding*>> by_file;  // the python findings of files with chains
   for (std::vector<Finding>* list : {&a, &b}) {
     for (Finding& f : *list) {
-      if (f.kind == "python-gate" && chains.count(f.file)) by_file[f.file].push_back(&f);
+      if (f.kind == gate::Kind::kPythonGate && chains.count(f.file)) by_file[f.file].push_back(&f);
     }
   }
   for (auto& [file, in_file] : by_file) {

@@ -11,15 +11,6 @@ bool IsOpenBracket(const TokenStream& ts, size_t i) {
 
 }  // namespace
 
-std::string_view BranchName(Branch b) {
-  switch (b) {
-    case Branch::kEnable: return "enables";
-    case Branch::kRefuse: return "refuses";
-    case Branch::kFallback: return "fallback";
-  }
-  return "enables";
-}
-
 size_t StatementIndex::LineOf(size_t t) const {
   auto after = std::upper_bound(lines_.begin(), lines_.end(), t,
                                 [](size_t tok, const LogicalLine& l) { return tok < l.first; });
@@ -227,7 +218,7 @@ bool StatementIndex::IsLogging(size_t a, size_t b) const {
 // `if cond:` whose body does not refuse: it enables, unless the target has somewhere else to go
 // (an else that does not refuse, or code after a body that returns).
 Branch StatementIndex::IfBranch(size_t k) const {
-  if (BlockRefuses(k)) return Branch::kRefuse;
+  if (BlockRefuses(k)) return Branch::kRefuses;
   if (BlockWarnsFirst(k)) return Branch::kFallback;
   if (BlockOnlyValidates(k)) return Branch::kRefuse;  // `if arch // 10 != 12: _validate_head_dims(...)`
   switch (BlockSetsConstants(k)) {
@@ -239,26 +230,26 @@ Branch StatementIndex::IfBranch(size_t k) const {
   size_t j = BlockEnd(k);
   while (j < lines_.size() && lines_[j].depth == depth && ts_.Is(lines_[j].first, "elif")) j = BlockEnd(j);
   if (j < lines_.size() && lines_[j].depth == depth && ts_.Is(lines_[j].first, "else")) {
-    return BlockRefuses(j) ? Branch::kEnable : Branch::kFallback;
+    return BlockRefuses(j) ? Branch::kEnables : Branch::kFallback;
   }
   // No else: a body that returns a value leaves the rest of the function as the alternative.
   size_t last_statement = lines_.size();
   const size_t colon = HeaderColon(k);
   if (colon != std::string_view::npos && colon + 1 < lines_[k].last) {
-    if (!ts_.Is(colon + 1, "return")) return Branch::kEnable;
+    if (!ts_.Is(colon + 1, "return")) return Branch::kEnables;
   } else {
     for (size_t b = k + 1; b < BlockEnd(k); ++b) {
       if (lines_[b].depth == depth + 1) last_statement = b;
     }
-    if (last_statement == lines_.size() || !ts_.Is(lines_[last_statement].first, "return")) return Branch::kEnable;
+    if (last_statement == lines_.size() || !ts_.Is(lines_[last_statement].first, "return")) return Branch::kEnables;
   }
   // Skip further `if ...: return x` blocks: the first plain statement after them decides.
   while (j < lines_.size() && lines_[j].depth == depth &&
          (ts_.Is(lines_[j].first, "if") || ts_.Is(lines_[j].first, "elif") || ts_.Is(lines_[j].first, "else"))) {
     j = BlockEnd(j);
   }
-  if (j >= lines_.size() || lines_[j].depth != depth) return Branch::kEnable;
-  return IsRefusal(lines_[j].first, lines_[j].last) ? Branch::kEnable : Branch::kFallback;
+  if (j >= lines_.size() || lines_[j].depth != depth) return Branch::kEnables;
+  return IsRefusal(lines_[j].first, lines_[j].last) ? Branch::kEnables : Branch::kFallback;
 }
 
 // `not` before the gate, or before a parenthesis holding it, flips its meaning (each one).
@@ -282,7 +273,7 @@ GateDirection StatementIndex::DirectionOf(size_t first, size_t last) const {
   const size_t colon = header ? HeaderColon(k) : std::string_view::npos;
   if (header && colon != std::string_view::npos && first < colon) {
     d.negated = Negated(l.first + 1, first, last);
-    d.branch = ts_.Is(l.first, "while") ? Branch::kEnable : IfBranch(k);
+    d.branch = ts_.Is(l.first, "while") ? Branch::kEnables : IfBranch(k);
     return d;
   }
   if (ts_.Is(l.first, "assert")) {

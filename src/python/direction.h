@@ -8,22 +8,22 @@
 #include <utility>
 #include <vector>
 
+#include "gate/finding.h"
 #include "python/syntax.h"
 
 namespace archpatch::python {
 
-enum class Branch {
-  kEnable,    // the true branch is the feature (or the gate is no branch: a list, an assert)
-  kRefuse,    // the true branch raises, returns False/None, returns early, continues, skips
-  kFallback,  // the true branch is one path and the others reach a working alternative
-};
-std::string_view BranchName(Branch b);  // "enables", "refuses", "fallback"
+// The gate model's direction (gate/finding.h): kEnables, the true branch is the feature (or the
+// gate is no branch: a list, an assert); kRefuses, the true branch raises, returns False/None,
+// returns early, continues, skips; kFallback, the true branch is one path and the others reach a
+// working alternative. A Python gate's direction is never kUnknown.
+using Branch = gate::Direction;
 
 struct GateDirection {
-  Branch branch = Branch::kEnable;
+  Branch branch = Branch::kEnables;
   bool negated = false;  // the gate sits under `not` inside its condition
   // Whether a true gate admits the arch: flip the gate's own verdict when false.
-  bool TrueAdmits() const { return (branch == Branch::kRefuse) == negated; }
+  bool TrueAdmits() const { return (branch == Branch::kRefuses) == negated; }
 };
 
 // The statements of one file, for looking up the statement around a token.

@@ -142,14 +142,8 @@ PackageModel::DefRef PackageModel::ResolveCallee(size_t module, const std::strin
   return {};
 }
 
-nlohmann::ordered_json PackageModel::ViaEntry(size_t module, const Place& place, const std::string& name) const {
-  nlohmann::ordered_json j;
-  j["file"] = modules_[module].file;
-  j["line"] = place.line;
-  j["column"] = place.column;
-  j["text"] = place.text;
-  if (!name.empty()) j["name"] = name;
-  return j;
+gate::Place PackageModel::ViaEntry(size_t module, const Place& place, const std::string& name) const {
+  return {modules_[module].file, place.line, place.column, place.text, name, std::nullopt};
 }
 
 PackageModel::Value PackageModel::Evaluate(size_t module, const CondExpr& e, const std::vector<Literal>* args, int depth) {
@@ -165,7 +159,7 @@ PackageModel::Value PackageModel::Evaluate(size_t module, const CondExpr& e, con
     case CondExpr::Kind::kConst: return Uniform(e.value);
     case CondExpr::Kind::kGate: {
       const GateTruth& g = modules_[module].gates[e.gate];
-      Value v{g.holds, nlohmann::ordered_json::array()};
+      Value v{g.holds, {}};
       v.via.push_back(ViaEntry(module, g.where, ""));
       return v;
     }
@@ -201,10 +195,10 @@ PackageModel::Value PackageModel::Evaluate(size_t module, const CondExpr& e, con
       if (ref.module == npos) return Uniform(Tri::kUnknown);
       Value v = EvaluateDef(ref, e.args, depth + 1);
       if (AnyKnown(v.holds) && !v.via.empty()) {
-        nlohmann::ordered_json named = ViaEntry(ref.module, modules_[ref.module].predicates[ref.def].where, e.callee + "()");
-        named["false_on"] = nlohmann::ordered_json::array();
+        gate::Place named = ViaEntry(ref.module, modules_[ref.module].predicates[ref.def].where, e.callee + "()");
+        named.false_on.emplace();
         for (size_t a = 0; a < arches_.size(); ++a) {
-          if (v.holds[a] == Tri::kFalse) named["false_on"].push_back(arches_[a].name());
+          if (v.holds[a] == Tri::kFalse) named.false_on->push_back(arches_[a].name());
         }
         v.via.insert(v.via.begin(), std::move(named));
       }
@@ -238,15 +232,13 @@ PackageModel::Value PackageModel::EvaluateDef(DefRef ref, const std::vector<Lite
 void PackageModel::DropBoundComparisons(std::vector<Finding>& findings, const std::vector<Finding>& resolved) {
   std::set<std::tuple<std::string, int, int>> bound;
   for (const Finding& f : resolved) {
-    if (f.details.value("shape", "") != "bound-condition") continue;
-    const auto& via = f.details["via"];
-    if (!via.is_array()) continue;
-    for (const auto& place : via) {  // `not (is_sm90 or is_sm8x)`: every comparison it went through
-      bound.emplace(place.value("file", ""), place.value("line", 0), place.value("column", 0));
+    if (!f.python() || f.python()->shape != "bound-condition") continue;
+    for (const gate::Place& place : f.via) {  // `not (is_sm90 or is_sm8x)`: every comparison it went through
+      bound.emplace(place.file, place.line, place.column);
     }
   }
   std::erase_if(findings, [&](const Finding& f) {
-    return f.kind == "python-gate" && bound.count({f.file, f.line, f.column}) > 0;
+    return f.kind == gate::Kind::kPythonGate && bound.count({f.file, f.line, f.column}) > 0;
   });
 }
 
@@ -260,7 +252,7 @@ std::vector<Finding> PackageModel::BranchFindings() {
       f.file = modules_[m].file;
       f.line = site.where.line;
       f.column = site.where.column;
-      f.kind = "python-gate";
+      f.kind = gate::Kind::kPythonGate;
       f.text = site.where.text;
       f.scope = site.scope;
       f.span = site.span;
@@ -273,19 +265,21 @@ std::vector<Finding> PackageModel::BranchFindings() {
       f.severity = refused.empty() ? Severity::kInfo : Severity::kWarning;
       std::string name;  // what the condition was resolved through: the named steps of `via`
       bool through_call = false;
-      for (const auto& step : v.via) {
-        if (!step.contains("name")) continue;
-        name += (name.empty() ? "" : ", ") + step["name"].get<std::string>();
-        through_call |= step.contains("false_on");
+      for (const gate::Place& step : v.via) {
+        if (step.name.empty()) continue;
+        name += (name.empty() ? "" : ", ") + step.name;
+        through_call |= step.false_on.has_value();
       }
       if (name.empty()) continue;  // only local gates: their own findings say it
       f.summary = fmt::format("'{}' resolved through {}: {}", f.text, name,
                               refused.empty() ? "no audited arch is refused" : refused + " refused");
-      f.details["shape"] = through_call ? "predicate-call" : "bound-condition";
-      f.details["name"] = name;
-      f.details["direction"] = BranchName(site.direction.branch);
-      if (site.direction.negated) f.details["negated"] = true;
-      f.details["via"] = std::move(v.via);
+      gate::PythonForm form;
+      form.shape = through_call ? "predicate-call" : "bound-condition";
+      form.name = name;
+      form.negated = site.direction.negated;
+      f.form = std::move(form);
+      f.direction = site.direction.branch;
+      f.via = std::move(v.via);
       out.push_back(std::move(f));
     }
   }

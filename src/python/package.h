@@ -14,7 +14,7 @@
 
 #include "arch/arch.h"
 #include "python/module_summary.h"
-#include "report/finding.h"
+#include "gate/finding.h"
 
 namespace archpatch::python {
 
@@ -37,7 +37,7 @@ class PackageModel {
  private:
   struct Value {
     std::vector<Tri> holds;
-    nlohmann::ordered_json via = nlohmann::ordered_json::array();
+    std::vector<gate::Place> via;
   };
   struct DefRef {
     size_t module = npos;
@@ -50,8 +50,8 @@ class PackageModel {
   DefRef ResolveCallee(size_t module, const std::string& callee) const;
   Value Evaluate(size_t module, const CondExpr& e, const std::vector<Literal>* args, int depth);
   Value EvaluateDef(DefRef ref, const std::vector<Literal>& args, int depth);
-  Value Uniform(Tri t) const { return Value{std::vector<Tri>(arches_.size(), t), nlohmann::ordered_json::array()}; }
-  nlohmann::ordered_json ViaEntry(size_t module, const Place& place, const std::string& name) const;
+  Value Uniform(Tri t) const { return Value{std::vector<Tri>(arches_.size(), t), {}}; }
+  gate::Place ViaEntry(size_t module, const Place& place, const std::string& name) const;
 
   std::vector<ModuleSummary> modules_;
   const std::vector<arch::Arch>& arches_;

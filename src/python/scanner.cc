@@ -13,21 +13,44 @@
 namespace archpatch::python {
 namespace {
 
-nlohmann::ordered_json ValuesJson(const Literal& lit) {
+gate::PythonValue ValueOf(const Literal& lit) {
+  using Type = gate::PythonValue::Type;
   switch (lit.kind) {
-    case LiteralKind::kInt: return lit.number;
-    case LiteralKind::kString: return lit.text;
+    case LiteralKind::kInt: return {Type::kInt, lit.number, "", {}};
+    case LiteralKind::kString: return {Type::kString, 0, lit.text, {}};
     case LiteralKind::kNone:
-    case LiteralKind::kOpaque: return nullptr;
+    case LiteralKind::kOpaque: return {};
     default: break;
   }
-  nlohmann::ordered_json items = nlohmann::ordered_json::array();
-  for (const Literal& item : lit.items) items.push_back(ValuesJson(item));
-  return items;
+  gate::PythonValue list{Type::kList, 0, "", {}};
+  for (const Literal& item : lit.items) list.items.push_back(ValueOf(item));
+  return list;
+}
+
+// A scalar as the --json output spells it: 9, "sm_90" (quoted, escaped as JSON does), null.
+std::string ScalarText(const Literal& lit) {
+  if (lit.kind == LiteralKind::kInt) return std::to_string(lit.number);
+  if (lit.kind != LiteralKind::kString) return "null";
+  std::string out = "\"";
+  for (unsigned char c : lit.text) {
+    switch (c) {
+      case '"': out += "\\\""; break;
+      case '\\': out += "\\\\"; break;
+      case '\b': out += "\\b"; break;
+      case '\f': out += "\\f"; break;
+      case '\n': out += "\\n"; break;
+      case '\r': out += "\\r"; break;
+      case '\t': out += "\\t"; break;
+      default:
+        if (c < 0x20) out += fmt::format("\\u{:04x}", c);
+        else out += static_cast<char>(c);
+    }
+  }
+  return out + "\"";
 }
 
 std::string ValuesText(const Literal& lit) {
-  if (!lit.IsCollection()) return ValuesJson(lit).dump();
+  if (!lit.IsCollection()) return ScalarText(lit);
   std::string out;
   for (const Literal& item : lit.items) {
     out += (out.empty() ? "" : ", ") + (item.kind == LiteralKind::kString ? item.text : ValuesText(item));
@@ -63,7 +86,7 @@ Finding ToFinding(const std::string& file, const TokenStream& ts, const Gate& g,
   f.file = file;
   f.line = at.line;
   f.column = at.column;
-  f.kind = "python-gate";
+  f.kind = gate::Kind::kPythonGate;
   f.text = ts.Folded(g.first_token, g.last_token);
   f.scope = ScopeName(g.scope);
   f.span = g.literal.span;
@@ -80,35 +103,32 @@ Finding ToFinding(const std::string& file, const TokenStream& ts, const Gate& g,
   f.summary += refused.empty() ? "no audited arch is refused" : refused + " refused";
   if (!unknown.empty()) f.summary += "; unknown for " + unknown;
 
-  f.details["shape"] = g.shape;
-  f.details["name"] = g.name;
+  gate::PythonForm form;
+  form.shape = g.shape;
+  form.name = g.name;
   if (IsBranchShape(g)) {
-    f.details["direction"] = BranchName(direction.branch);
-    if (direction.negated) f.details["negated"] = true;
+    f.direction = direction.branch;
+    form.negated = direction.negated;
   }
   if (g.shape == "condition") {
-    nlohmann::ordered_json parts = nlohmann::ordered_json::array();
     for (const auto& group : g.any_of_all) {
       for (const Term& t : group) {
-        parts.push_back({{"operand", OperandName(t.operand)}, {"op", CompareText(t.op)}, {"value", ValuesJson(t.literal)}});
+        form.terms.push_back({std::string(OperandName(t.operand)), std::string(CompareText(t.op)), ValueOf(t.literal)});
       }
     }
-    f.details["values"] = parts;
   } else {
     const Term& term = g.any_of_all[0][0];
-    f.details["operand"] = OperandName(term.operand);
-    f.details["op"] = CompareText(term.op);
-    f.details["values"] = ValuesJson(g.literal);
+    form.operand = OperandName(term.operand);
+    form.op = CompareText(term.op);
+    form.values = ValueOf(g.literal);
   }
   if (!g.literal.via.empty()) {  // a module-level name: the step is its definition's literal
     const Token& def = ts.tokens[g.literal.first_token];
-    f.details["via"] = nlohmann::ordered_json::array({{{"file", file},
-                                                       {"line", def.line},
-                                                       {"column", def.column},
-                                                       {"text", ts.Folded(g.literal.first_token, g.literal.last_token)},
-                                                       {"name", g.literal.via}}});
+    f.via.push_back({file, def.line, def.column, ts.Folded(g.literal.first_token, g.literal.last_token),
+                     g.literal.via, std::nullopt});
   }
-  f.details["literal_span"] = {{"begin", g.literal.span.begin}, {"end", g.literal.span.end}};
+  form.literal_span = g.literal.span;
+  f.form = std::move(form);
   return f;
 }
 
@@ -118,12 +138,12 @@ Finding ToFinding(const std::string& file, const TokenStream& ts, const Gate& g,
 void DropModuleLists(std::vector<Finding>& findings) {
   std::set<int> used;
   for (const Finding& f : findings) {
-    auto via = f.details.find("via");
-    if (via != f.details.end() && via->is_array() && !via->empty()) used.insert((*via)[0].value("line", 0));
+    if (!f.via.empty()) used.insert(f.via.front().line);
   }
   std::erase_if(findings, [&](const Finding& f) {
-    if (!f.scope.empty() || f.details.value("shape", "") != "assignment") return false;
-    return used.count(f.line) > 0 || f.details.value("name", "").starts_with("_");
+    const gate::PythonForm* form = f.python();
+    if (!f.scope.empty() || !form || form->shape != "assignment") return false;
+    return used.count(f.line) > 0 || form->name.starts_with("_");
   });
 }
 

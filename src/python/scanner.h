@@ -9,7 +9,7 @@
 
 #include "arch/arch.h"
 #include "python/module_summary.h"
-#include "report/finding.h"
+#include "gate/finding.h"
 #include "util/result.h"
 
 namespace archpatch::python {

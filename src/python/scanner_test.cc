@@ -1,4 +1,5 @@
 #include "python/scanner.h"
+#include "report/finding.h"
 
 #include <gtest/gtest.h>
 
@@ -50,7 +51,7 @@ TEST(ScanPython, ThreeIdenticalLiteralsAreToldApartByScope) {
 TEST(ScanPython, FindingCarriesTheJsonContract) {
   const std::string src = "def gen():\n    flags(supported_major_versions=[9, 10])\n";
   const Finding f = Scan(src).at(0);
-  EXPECT_EQ(f.kind, "python-gate");
+  EXPECT_EQ(gate::KindName(f.kind), "python-gate");
   EXPECT_EQ(f.line, 2);
   EXPECT_EQ(f.column, 11);
   EXPECT_EQ(f.severity, Severity::kWarning);
@@ -84,7 +85,7 @@ TEST(ScanPython, ModuleLevelNamesResolveToTheirDefinition) {
       "    return major in _KEEP\n";
   const std::vector<Finding> f = Scan(src);
   ASSERT_EQ(f.size(), 1u);  // `major` in gen_b is a parameter: no known capability
-  EXPECT_EQ(f[0].details["via"][0]["name"], "_KEEP");
+  EXPECT_EQ(ToJson(f[0])["via"][0]["name"], "_KEEP");
   EXPECT_EQ(f[0].scope, "gen_a");
   EXPECT_EQ(f[0].line, 3);
   EXPECT_EQ(Bytes(src, f[0]), "[9, 10]");
@@ -108,7 +109,7 @@ TEST(ScanPython, ScopesFollowDefsClassesAndDecorators) {
   const std::vector<Finding> f = Scan(src);
   ASSERT_EQ(f.size(), 4u);
   EXPECT_EQ(f[0].scope, "Runner.run");
-  EXPECT_EQ(f[0].details["shape"], "compute-capability-list");
+  EXPECT_EQ(ToJson(f[0])["shape"], "compute-capability-list");
   EXPECT_EQ(f[1].scope, "Runner.run.inner");
   EXPECT_EQ(f[2].scope, "Runner.run");  // a lambda opens no scope
   EXPECT_EQ(f[3].scope, "");
@@ -127,7 +128,7 @@ TEST(ScanPython, CapabilityComparisonsNeedAKnownCapability) {
   const std::vector<Finding> f = Scan(src);
   ASSERT_EQ(f.size(), 1u);
   EXPECT_EQ(f[0].line, 8);
-  EXPECT_EQ(f[0].details["operand"], "major");
+  EXPECT_EQ(ToJson(f[0])["operand"], "major");
   EXPECT_EQ(Letters(f[0]), "ffttttt");
 }
 
@@ -138,11 +139,11 @@ TEST(ScanPython, MinorExclusionsBecomeOneCondition) {
       "    return major == 12 and minor == 0 or major == 9\n";
   const std::vector<Finding> f = Scan(src);
   ASSERT_EQ(f.size(), 1u);
-  EXPECT_EQ(f[0].details["shape"], "condition");
+  EXPECT_EQ(ToJson(f[0])["shape"], "condition");
   EXPECT_EQ(f[0].text, "major == 12 and minor == 0 or major == 9");
   EXPECT_EQ(Bytes(src, f[0]), f[0].text);
   EXPECT_EQ(Letters(f[0]), "ttffttf");  // sm_120 and sm_120a pass, sm_121 is excluded
-  EXPECT_EQ(f[0].details["values"][1]["operand"], "minor");
+  EXPECT_EQ(ToJson(f[0])["values"][1]["operand"], "minor");
 }
 
 TEST(ScanPython, ArchNameSemantics) {
@@ -154,11 +155,11 @@ TEST(ScanPython, ArchNameSemantics) {
   const std::vector<Finding> f = Scan(src);
   ASSERT_EQ(f.size(), 4u);
   EXPECT_EQ(Letters(f[0]), "ttfffff");
-  EXPECT_EQ(f[0].details["shape"], "arch-string");
+  EXPECT_EQ(ToJson(f[0])["shape"], "arch-string");
   EXPECT_EQ(Letters(f[1]), "ffttfff");
-  EXPECT_EQ(f[1].details["shape"], "assignment");
+  EXPECT_EQ(ToJson(f[1])["shape"], "assignment");
   EXPECT_EQ(Letters(f[2]), "ttttttt");
-  EXPECT_EQ(f[2].details["shape"], "nvcc-arch-flag");
+  EXPECT_EQ(ToJson(f[2])["shape"], "nvcc-arch-flag");
   EXPECT_EQ(Letters(f[3]), "ttffttf");
 }
 
@@ -183,7 +184,7 @@ TEST(ScanPython, UnreadableElementsMakeTheVerdictUnknown) {
   EXPECT_EQ(TriName(f.VerdictFor("sm_90")), "true");
   EXPECT_EQ(TriName(f.VerdictFor("sm_120")), "unknown");
   EXPECT_EQ(f.severity, Severity::kInfo);
-  EXPECT_EQ(f.details["values"], nlohmann::ordered_json::parse("[9, null]"));
+  EXPECT_EQ(ToJson(f)["values"], nlohmann::ordered_json::parse("[9, null]"));
 }
 
 TEST(ScanPython, NoneMeansNoRestriction) {

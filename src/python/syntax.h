@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "python/tokenizer.h"
-#include "report/finding.h"
+#include "gate/finding.h"
 
 namespace archpatch::python {
 

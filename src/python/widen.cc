@@ -53,7 +53,7 @@ std::string RenderLike(std::string_view example, const arch::Arch& target) {
 }
 
 std::optional<Operand> OperandOf(const Finding& f, const Literal& lit, AddMode mode) {
-  const std::string operand = f.details.contains("operand") ? f.details["operand"].get<std::string>() : "";
+  const std::string operand = f.python() ? f.python()->operand : "";
   if (operand == "major") return Operand::kMajor;
   if (operand == "capability") return Operand::kCapability;
   if (operand == "compute_capability") return Operand::kComputeCapability;
@@ -149,7 +149,7 @@ Result<std::string> WidenLiteral(std::string_view contents, const Finding& findi
     return Error{"the finding's span lies outside the file (was it changed since the audit?)", where};
   }
   const std::string_view fragment = contents.substr(finding.span.begin, finding.span.end - finding.span.begin);
-  const std::string shape = finding.details.contains("shape") ? finding.details["shape"].get<std::string>() : "";
+  const std::string shape = finding.python() ? finding.python()->shape : "";
   if (shape == "condition") {
     return Error{fmt::format("'{}' (condition gate) is a single value, not a list: widen it with a text edit", fragment),
                  where};

@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "arch/arch.h"
-#include "report/finding.h"
+#include "gate/finding.h"
 #include "util/result.h"
 
 namespace archpatch::python {

@@ -86,7 +86,9 @@ TEST(WidenLiteral, EmptyLiteralsFollowTheMode) {
   const std::string src = "x = ()\n";
   Finding f;
   f.span = {4, 6};
-  f.details["shape"] = "assignment";
+  gate::PythonForm form;
+  form.shape = "assignment";
+  f.form = form;
   EXPECT_EQ(*WidenLiteral(src, f, targets, AddMode::kCapability), "((12, 0),)");
   EXPECT_EQ(*WidenLiteral(src, f, targets, AddMode::kMajor), "(12,)");
 }

@@ -13,8 +13,6 @@
 namespace archpatch::report {
 namespace {
 
-constexpr const char* kClassOrder[] = {"refusal", "empty", "fast-path", "hardware-exclusive", "legacy", "other-arch"};
-
 std::string Plural(size_t n, std::string_view word) {
   return fmt::format("{} {}{}", n, word, n == 1 ? "" : "s");
 }
@@ -33,10 +31,9 @@ std::string FirstNegatedTerm(const std::string& effective) {
 // The condition as people read it, cut to one line.
 std::string Condition(const Finding& f) {
   std::string text = f.text;
-  if (f.details.value("form", "") == "directive") {
-    const std::string directive = f.details.value("directive", "if");
-    text = directive == "else" ? "#else of " + FirstNegatedTerm(f.details.value("effective", ""))
-                               : fmt::format("#{} {}", directive, f.text);
+  if (const gate::DirectiveForm* d = f.directive()) {
+    text = d->directive == gate::DirectiveKind::kElse ? "#else of " + FirstNegatedTerm(d->effective)
+                                                      : fmt::format("#{} {}", gate::DirectiveName(d->directive), f.text);
   }
   std::string folded;  // one line: runs of whitespace (continued conditions) become one space
   for (char c : text) {
@@ -58,7 +55,8 @@ std::string Covered(const Group& g) {
 void PrintLine(std::FILE* out, const Group& g, const std::vector<Finding>& findings, const HumanOptions& o) {
   const Finding& root = findings[g.root];
   std::string places = g.places.empty() ? "" : fmt::format(" (+{})", Plural(g.places.size(), "place"));
-  std::string klass = o.color ? fmt::format(fmt::emphasis::bold, "{:<10}", g.klass) : fmt::format("{:<10}", g.klass);
+  const std::string_view name = gate::ExclusionClassName(g.klass);
+  std::string klass = o.color ? fmt::format(fmt::emphasis::bold, "{:<10}", name) : fmt::format("{:<10}", name);
   fmt::print(out, "  {} {}: {} -> {}{}{}\n", klass, Place(root), Condition(root), g.switches_off, places, Covered(g));
   if (g.known_unsafe) {
     fmt::print(out, "      do not widen: {}, because {} [known-unsafe {}]\n", g.known_unsafe->what,
@@ -66,7 +64,7 @@ void PrintLine(std::FILE* out, const Group& g, const std::vector<Finding>& findi
   }
   if (!o.each) return;
   fmt::print(out, "      why: {}\n", g.reason);
-  fmt::print(out, "      widen: {}: {}\n", g.widen, fmt::join(g.widen_reasons, "; "));
+  fmt::print(out, "      widen: {}: {}\n", gate::WidenSafetyName(g.widen), fmt::join(g.widen_reasons, "; "));
   // Every place in full (the root first): verdict per arch, block, what it means, hazards.
   PrintFinding(out, root, o.target, o.arch_order, o.color);
   for (size_t p : g.places) PrintFinding(out, findings[p], o.target, o.arch_order, o.color);
@@ -97,13 +95,13 @@ void PrintFeatureLines(std::FILE* out, const std::vector<const Group*>& hw, cons
 void PrintDistribution(std::FILE* out, const std::string& dist, std::vector<const Group*> groups,
                        const std::vector<Finding>& findings, const HumanOptions& o) {
   std::stable_sort(groups.begin(), groups.end(),
-                   [](const Group* a, const Group* b) { return ClassRank(a->klass) < ClassRank(b->klass); });
+                   [](const Group* a, const Group* b) { return gate::ClassRank(a->klass) < gate::ClassRank(b->klass); });
   size_t places = 0;
   for (const Group* g : groups) places += 1 + g->places.size();
   fmt::print(out, "{} ({}, {})\n", dist, Plural(groups.size(), "root cause"), Plural(places, "place"));
   std::vector<const Group*> hw;
   for (const Group* g : groups) {
-    if (g->klass == "hardware-exclusive") {
+    if (g->klass == gate::ExclusionClass::kHardwareExclusive) {
       hw.push_back(g);
     } else {
       PrintLine(out, *g, findings, o);
@@ -119,7 +117,7 @@ void PrintSummary(std::FILE* out, const std::vector<const Group*>& shown, size_t
   for (const Group* g : shown) {
     places += 1 + g->places.size();
     files.insert(findings[g->root].file);
-    if (g->klass == "hardware-exclusive") ++hw;
+    if (g->klass == gate::ExclusionClass::kHardwareExclusive) ++hw;
     if (!g->covered_by.empty()) ++covered;
     rules.insert(g->covered_by.begin(), g->covered_by.end());
   }
@@ -142,22 +140,13 @@ void PrintSummary(std::FILE* out, const std::vector<const Group*>& shown, size_t
 
 }  // namespace
 
-int ClassRank(std::string_view klass) {
-  for (int i = 0; i < static_cast<int>(std::size(kClassOrder)); ++i) {
-    if (klass == kClassOrder[i]) return i;
-  }
-  return static_cast<int>(std::size(kClassOrder));
-}
-
-bool ListedByDefault(std::string_view klass) { return klass != "legacy" && klass != "other-arch"; }
-
 void PrintGroups(std::FILE* out, const std::vector<Group>& groups, const std::vector<Finding>& findings,
                  const HumanOptions& o) {
   std::map<std::string, std::vector<const Group*>> by_dist;
   std::vector<const Group*> shown;
   size_t hidden = 0;
   for (const Group& g : groups) {
-    if (!o.show_all && !ListedByDefault(g.klass)) {
+    if (!o.show_all && !gate::KeepsTargetOut(g.klass)) {
       ++hidden;
       continue;
     }
@@ -179,16 +168,16 @@ nlohmann::ordered_json GroupsJson(const std::vector<Group>& groups, const std::v
     for (size_t p : g.places) {
       const Finding& f = findings[p];
       places.push_back({{"file", f.file}, {"line", f.line}, {"column", f.column}, {"text", f.text},
-                        {"class", f.details.value("class", "")}});
+                        {"class", f.exclusion ? gate::ExclusionClassName(f.exclusion->klass) : ""}});
     }
     out.push_back({{"id", g.id},
-                   {"root", {{"file", r.file}, {"line", r.line}, {"column", r.column}, {"text", r.text}, {"kind", r.kind}}},
-                   {"class", g.klass},
+                   {"root", {{"file", r.file}, {"line", r.line}, {"column", r.column}, {"text", r.text}, {"kind", gate::KindName(r.kind)}}},
+                   {"class", gate::ExclusionClassName(g.klass)},
                    {"reason", g.reason},
                    {"distribution", g.distribution},
                    {"switches_off", g.switches_off},
                    {"places", places},
-                   {"widen", {{"verdict", g.widen}, {"reasons", g.widen_reasons}, {"features", g.features}}},
+                   {"widen", {{"verdict", gate::WidenSafetyName(g.widen)}, {"reasons", g.widen_reasons}, {"features", g.features}}},
                    {"covered_by", g.covered_by},
                    {"known_unsafe", g.known_unsafe ? nlohmann::ordered_json{{"id", g.known_unsafe->id},
                                                                           {"what", g.known_unsafe->what},

@@ -1,7 +1,5 @@
-// Root-cause groups as people and tools read them (docs/audit.md "Root causes and groups"): one
-// entry per root cause (the gate that causes its places), its exclusion class, the widen verdict
-// over everything it enables, the shipped rules that cover it, and where it belongs (distribution,
-// what it switches off). Plain data: scan/ builds it, the human report, --json and --sarif print it.
+// Root-cause groups (gate/group.h) as people and tools read them (docs/audit.md "Root causes and
+// groups"): the human report and the `groups` array of --json; report/sarif.h prints them as SARIF.
 #pragma once
 
 #include <cstdio>
@@ -11,39 +9,12 @@
 
 #include <nlohmann/json.hpp>
 
+#include "gate/group.h"
 #include "report/finding.h"
 
 namespace archpatch::report {
 
-// A root cause the known-unsafe list names (rules/known-unsafe.yaml, plan/known_unsafe.h).
-struct KnownUnsafeMark {
-  std::string id;
-  std::string what;
-  std::string because;
-  std::string reported;
-};
-
-struct Group {
-  std::string id;                  // "G1", ... in report order
-  size_t root = 0;                 // index into the findings
-  std::vector<size_t> places;      // the consequences (findings), root excluded
-  std::string klass;               // refusal | empty | fast-path | hardware-exclusive | legacy | other-arch
-  std::string reason;              // why the class
-  std::string widen;               // widen-safe | widen-unsafe | unknown, over what the root enables
-  std::vector<std::string> widen_reasons;
-  std::vector<std::string> features;    // ids of the instructions the target lacks
-  std::vector<std::string> covered_by;  // ids of shipped rules that edit the root
-  std::string distribution;        // the package (site-packages folder, or the PATH audited)
-  std::string switches_off;        // "kernel rmsnorm_kernel", "function fma", "module gen_x", "file a.cuh"
-  std::optional<KnownUnsafeMark> known_unsafe = std::nullopt;  // set: "do not widen", whatever the hazard check says
-};
-
-// Whether the human report lists the class by default (refusal, empty, fast-path; hardware-
-// exclusive folds into one line per feature; legacy and other-arch only with --show-all).
-bool ListedByDefault(std::string_view klass);
-
-// Refusals and empty first, then fast paths, hardware-exclusive, legacy, other-arch.
-int ClassRank(std::string_view klass);
+using gate::Group;
 
 struct HumanOptions {
   std::string target;              // "sm_120"

@@ -15,10 +15,9 @@ Finding At(std::string file, int line, std::string text) {
   f.file = std::move(file);
   f.line = line;
   f.column = 2;
-  f.kind = "cuda-gate";
+  f.kind = gate::Kind::kCudaGate;
   f.text = std::move(text);
-  f.details["form"] = "directive";
-  f.details["directive"] = "if";
+  f.form = gate::DirectiveForm{gate::DirectiveKind::kIf, line, ""};
   return f;
 }
 
@@ -40,10 +39,10 @@ struct Fixture {
                                    At("pkg/c.cuh", 3, "__CUDA_ARCH__ < 800"),
                                    At("pkg/d.cuh", 9, "!defined(__CUDA_ARCH_FEAT_SM90_ALL)")};
   std::vector<Group> groups = {
-      {"G1", 0, {}, "fast-path", "generic", "widen-safe", {}, {}, {}, "pkg", "kernel k"},
-      {"G2", 1, {2, 3}, "hardware-exclusive", "needs wgmma", "widen-unsafe", {"enables 2"}, {"wgmma"}, {}, "pkg", "file b.hpp"},
-      {"G3", 4, {}, "legacy", "older only", "widen-safe", {}, {}, {}, "pkg", "file c.cuh"},
-      {"G4", 5, {}, "refusal", "refuses", "unknown", {}, {}, {"rule-a"}, "pkg", "kernel g"},
+      {"G1", 0, {}, gate::ExclusionClass::kFastPath, "generic", gate::WidenSafety::kSafe, {}, {}, {}, "pkg", "kernel k"},
+      {"G2", 1, {2, 3}, gate::ExclusionClass::kHardwareExclusive, "needs wgmma", gate::WidenSafety::kUnsafe, {"enables 2"}, {"wgmma"}, {}, "pkg", "file b.hpp"},
+      {"G3", 4, {}, gate::ExclusionClass::kLegacy, "older only", gate::WidenSafety::kSafe, {}, {}, {}, "pkg", "file c.cuh"},
+      {"G4", 5, {}, gate::ExclusionClass::kRefusal, "refuses", gate::WidenSafety::kUnknown, {}, {}, {"rule-a"}, "pkg", "kernel g"},
   };
 };
 

@@ -1,5 +1,6 @@
 #include "report/human.h"
 
+#include <algorithm>
 #include <cstdlib>
 #include <map>
 #include <unistd.h>
@@ -31,19 +32,15 @@ std::string JoinRun(const std::vector<std::string>& run) {
 }
 
 std::string Kernels(const Finding& f) {
-  auto block = f.details.find("block");
-  if (block == f.details.end()) return "";
-  auto kernels = block->find("kernels");
-  if (kernels == block->end() || kernels->empty()) return "";
+  if (!f.block) return "";
   std::string out;
-  for (const auto& k : *kernels) out += (out.empty() ? "" : ", ") + k.get<std::string>();
+  for (const std::string& k : f.block->kernels) out += (out.empty() ? "" : ", ") + k;
   return out;
 }
 
 std::string BlockLine(const Finding& f) {
-  auto block = f.details.find("block");
-  if (block == f.details.end()) return "";
-  int first = (*block)["first_line"], last = (*block)["last_line"], lines = (*block)["lines"];
+  if (!f.block) return "";
+  const int first = f.block->first_line, last = f.block->last_line, lines = f.block->lines();
   std::string out = lines == 0 ? "empty" : fmt::format("lines {}-{} ({} line{})", first, last, lines, lines == 1 ? "" : "s");
   std::string kernels = Kernels(f);
   if (!kernels.empty()) out += ", __global__ kernels: " + kernels;
@@ -52,15 +49,13 @@ std::string BlockLine(const Finding& f) {
 
 // "#if __CUDA_ARCH__ >= 900", "#else", "NV_IF_TARGET(NV_PROVIDES_SM_90, ...)", or the text.
 std::string Headline(const Finding& f) {
-  std::string form = f.details.value("form", "");
-  if (form == "directive") {
-    std::string directive = f.details.value("directive", "if");
-    return directive == "else" ? "#else" : fmt::format("#{} {}", directive, f.text);
+  if (const gate::DirectiveForm* d = f.directive()) {
+    return d->directive == gate::DirectiveKind::kElse ? "#else"
+                                                      : fmt::format("#{} {}", gate::DirectiveName(d->directive), f.text);
   }
-  if (form == "nv-target") {
-    std::string branch = f.details.value("branch", "");
-    std::string macro = f.details.value("macro", "NV_IF_TARGET");
-    return branch == "else" ? fmt::format("{}({}, ..., <else>)", macro, f.text) : fmt::format("{}({}, ...)", macro, f.text);
+  if (const gate::NvTargetForm* n = f.nv_target()) {
+    return n->branch == "else" ? fmt::format("{}({}, ..., <else>)", n->macro, f.text)
+                               : fmt::format("{}({}, ...)", n->macro, f.text);
   }
   return f.text;
 }
@@ -98,21 +93,18 @@ std::string CompactVerdict(const Finding& f, const std::vector<std::string>& arc
 
 // One step of a resolution (docs/audit.md, "via"): `is_sm100a_supported() is false on sm_120:
 // flashinfer/utils.py:616 'def ...'`, or just the place and its text.
-static std::string ViaLine(const nlohmann::ordered_json& step, const std::string& target) {
-  std::string place = fmt::format("{}:{} '{}'", step.value("file", ""), step.value("line", 0), step.value("text", ""));
-  if (!step.contains("name")) return place;
-  bool false_on_target = false;
-  if (auto f = step.find("false_on"); f != step.end() && f->is_array()) {
-    for (const auto& a : *f) false_on_target |= a == target;
-  }
-  return fmt::format("{} is {} on {}: {}", step.value("name", ""), false_on_target ? "false" : "not false", target, place);
+static std::string ViaLine(const gate::Place& step, const std::string& target) {
+  std::string place = fmt::format("{}:{} '{}'", step.file, step.line, step.text);
+  if (step.name.empty()) return place;
+  const bool false_on_target =
+      step.false_on && std::find(step.false_on->begin(), step.false_on->end(), target) != step.false_on->end();
+  return fmt::format("{} is {} on {}: {}", step.name, false_on_target ? "false" : "not false", target, place);
 }
 
 std::string WhatItMeans(const Finding& f, const std::string& target) {
   if (!f.summary.empty()) return f.summary;
   std::string kernels = Kernels(f);
-  std::string form = f.details.value("form", "");
-  if (f.kind == "cuda-gate" && form == "directive") {
+  if (f.kind == gate::Kind::kCudaGate && f.directive()) {
     if (!kernels.empty()) {
       return fmt::format("built for {}, kernels {} are not compiled at all: launching them fails "
                          "(no kernel image) or the build fails",
@@ -127,16 +119,16 @@ std::string WhatItMeans(const Finding& f, const std::string& target) {
                        "a check) does not exist on {}",
                        target, target);
   }
-  if (f.kind == "cuda-gate") {
+  if (f.kind == gate::Kind::kCudaGate) {
     return fmt::format("on {} this <nv/target> branch is not compiled; the code falls to another branch or to nothing",
                        target);
   }
-  if (f.kind == "cpp-runtime-gate") {
+  if (f.kind == gate::Kind::kCppRuntimeGate) {
     return fmt::format("at run time on a {} GPU this check refuses or skips the operation, even where the kernels "
                        "could run",
                        target);
   }
-  if (f.kind == "python-gate") {
+  if (f.kind == gate::Kind::kPythonGate) {
     return fmt::format("the Python package refuses or skips {} here (JIT build flags or dispatch)", target);
   }
   return fmt::format("this gate is false on {}", target);
@@ -146,7 +138,7 @@ void PrintFinding(std::FILE* out, const Finding& f, const std::string& target,
                   const std::vector<std::string>& arch_order, bool color) {
   const auto bold = fmt::emphasis::bold;
   fmt::print(out, "{}: {}: {}\n", Paint(color, bold, fmt::format("{}:{}:{}", f.file, f.line, f.column)),
-             Paint(color, fmt::fg(fmt::terminal_color::magenta), f.kind), Headline(f));
+             Paint(color, fmt::fg(fmt::terminal_color::magenta), gate::KindName(f.kind)), Headline(f));
   std::string verdict = CompactVerdict(f, arch_order);
   if (color) {
     for (Tri v : {Tri::kTrue, Tri::kFalse, Tri::kUnknown}) {
@@ -159,14 +151,10 @@ void PrintFinding(std::FILE* out, const Finding& f, const std::string& target,
   std::string block = BlockLine(f);
   if (!block.empty()) fmt::print(out, "    block:   {}\n", block);
   if (!f.scope.empty()) fmt::print(out, "    in:      {}\n", f.scope);
-  if (auto via = f.details.find("via"); via != f.details.end() && via->is_array()) {
-    for (const auto& step : *via) fmt::print(out, "    via:     {}\n", ViaLine(step, target));
-  }
+  for (const gate::Place& step : f.via) fmt::print(out, "    via:     {}\n", ViaLine(step, target));
   fmt::print(out, "    means:   {}\n", WhatItMeans(f, target));
   // The hazard checks' plain-words lines (src/hazard: empty kernels, whether widening is safe).
-  if (auto explain = f.details.find("explain"); explain != f.details.end() && explain->is_array()) {
-    for (const auto& line : *explain) fmt::print(out, "    hazard:  {}\n", line.get<std::string>());
-  }
+  for (const std::string& line : f.explain) fmt::print(out, "    hazard:  {}\n", line);
 }
 
 }  // namespace archpatch::report

@@ -55,9 +55,10 @@ nlohmann::ordered_json Rules() {
 }
 
 std::string Message(const Group& g, const Finding& root, const std::string& target) {
-  std::string text = fmt::format("{}: '{}' keeps {} out: {}.", g.klass, root.text, target, g.reason);
+  std::string text =
+      fmt::format("{}: '{}' keeps {} out: {}.", gate::ExclusionClassName(g.klass), root.text, target, g.reason);
   if (!g.places.empty()) text += fmt::format(" It causes {} more gate{}.", g.places.size(), g.places.size() == 1 ? "" : "s");
-  text += fmt::format(" Widening: {} ({}).", g.widen, fmt::format("{}", fmt::join(g.widen_reasons, "; ")));
+  text += fmt::format(" Widening: {} ({}).", gate::WidenSafetyName(g.widen), fmt::format("{}", fmt::join(g.widen_reasons, "; ")));
   if (!g.covered_by.empty()) text += fmt::format(" Covered by rule {}.", fmt::join(g.covered_by, ", "));
   if (g.known_unsafe) {
     text += fmt::format(" Do not widen: {}, because {} (known-unsafe {}).", g.known_unsafe->what, g.known_unsafe->because,
@@ -68,12 +69,13 @@ std::string Message(const Group& g, const Finding& root, const std::string& targ
 
 nlohmann::ordered_json ResultFor(const Group& g, const std::vector<Finding>& findings, const std::string& target) {
   const Finding& root = findings[g.root];
-  const int index = RuleIndex(g.klass);
+  const int index = RuleIndex(gate::ExclusionClassName(g.klass));
   nlohmann::ordered_json related = nlohmann::ordered_json::array();
   int id = 1;
   for (size_t p : g.places) {
     nlohmann::ordered_json loc = {{"id", id++}, {"physicalLocation", PhysicalLocation(findings[p])}};
-    loc["message"] = {{"text", fmt::format("{} ({})", findings[p].text, findings[p].details.value("class", ""))}};
+    loc["message"] = {{"text", fmt::format("{} ({})", findings[p].text,
+                                           findings[p].exclusion ? gate::ExclusionClassName(findings[p].exclusion->klass) : "")}};
     related.push_back(loc);
   }
   nlohmann::ordered_json result = {{"ruleId", kRules[index].id},
@@ -84,7 +86,7 @@ nlohmann::ordered_json ResultFor(const Group& g, const std::vector<Finding>& fin
   if (!related.empty()) result["relatedLocations"] = related;
   result["partialFingerprints"] = {{"archpatchRoot/v1", fmt::format("{}:{}:{}", root.file, root.text, target)}};
   result["properties"] = {{"group", g.id}, {"distribution", g.distribution}, {"places", g.places.size()},
-                          {"widen", g.widen}, {"features", g.features}, {"covered_by", g.covered_by},
+                          {"widen", gate::WidenSafetyName(g.widen)}, {"features", g.features}, {"covered_by", g.covered_by},
                           {"known_unsafe", g.known_unsafe ? nlohmann::ordered_json(g.known_unsafe->id) : nlohmann::ordered_json(nullptr)}};
   return result;
 }

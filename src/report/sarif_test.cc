@@ -14,9 +14,9 @@ Finding At(std::string file, int line, std::string text, std::string klass) {
   f.file = std::move(file);
   f.line = line;
   f.column = 5;
-  f.kind = "cuda-gate";
+  f.kind = gate::Kind::kCudaGate;
   f.text = std::move(text);
-  f.details["class"] = klass;
+  f.exclusion = gate::Classification{gate::ExclusionClassFromName(klass), "", std::nullopt};
   return f;
 }
 
@@ -27,8 +27,8 @@ struct Doc {
   std::vector<Group> groups;
   nlohmann::ordered_json sarif;
   Doc() {
-    Group hw{"G1", 0, {1}, "hardware-exclusive", "needs wgmma", "widen-unsafe", {"it enables 1 block"}, {"wgmma"}, {}, "pkg", "file config.hpp"};
-    Group fast{"G2", 2, {}, "fast-path", "generic path", "widen-safe", {"no instruction"}, {}, {"rule-x"}, "abs", "kernel k"};
+    Group hw{"G1", 0, {1}, gate::ExclusionClass::kHardwareExclusive, "needs wgmma", gate::WidenSafety::kUnsafe, {"it enables 1 block"}, {"wgmma"}, {}, "pkg", "file config.hpp"};
+    Group fast{"G2", 2, {}, gate::ExclusionClass::kFastPath, "generic path", gate::WidenSafety::kSafe, {"no instruction"}, {}, {"rule-x"}, "abs", "kernel k"};
     groups = {hw, fast};
     sarif = ToSarif(groups, findings, {"sm_120", "0.1.0", "/work/tree"});
   }

@@ -75,18 +75,16 @@ class FileBytes {
   size_t mapped_size_ = 0;
 };
 
-bool IsFalse(const nlohmann::ordered_json& details, const char* key, const std::string& arch, const char* value) {
-  auto it = details.find(key);
-  if (it == details.end() || !it->is_object()) return false;
-  auto v = it->find(arch);
-  return v != it->end() && *v == value;
+// Whether `verdicts` (when there are any) hold `value` for `arch`.
+bool Holds(const std::optional<gate::Verdicts>& verdicts, const std::string& arch, Tri value) {
+  return verdicts && gate::VerdictOn(*verdicts, arch) == value;
 }
 
-bool TargetTakesLess(const nlohmann::ordered_json& details) {
-  auto takes = details.find("target_takes");
-  if (takes == details.end() || !takes->is_object()) return false;
-  const std::string holds = takes->value("holds", "code");
-  return holds == "refusal" || holds == "nothing";
+// Whether the branch the target takes instead refuses or holds nothing.
+bool TargetTakesLess(const Finding& f) {
+  if (!f.exclusion || !f.exclusion->target_takes) return false;
+  const gate::BlockHolds holds = f.exclusion->target_takes->holds;
+  return holds == gate::BlockHolds::kRefusal || holds == gate::BlockHolds::kNothing;
 }
 
 // Bytes of the files being scanned at once. A file's working set (its tokens, the libclang unit,
@@ -168,7 +166,7 @@ class AuditRun {
     python::PackageModel::DropBoundComparisons(report.findings, resolved);
     python::MarkChainSiblings(chains, report.findings, resolved);
     std::erase_if(report.findings, [&](const Finding& f) {  // a module's own findings, marked again
-      return f.kind == "python-gate" && !ExcludesTarget(f, target_, others_);
+      return f.kind == gate::Kind::kPythonGate && !ExcludesTarget(f, target_, others_);
     });
     for (Finding& f : resolved) {
       if (ExcludesTarget(f, target_, others_)) report.findings.push_back(std::move(f));
@@ -240,7 +238,7 @@ class AuditRun {
     for (Finding& f : *found) {
       if (ExcludesTarget(f, target_, others_)) kept.push_back(std::move(f));
     }
-    const bool gated = std::any_of(kept.begin(), kept.end(), [](const Finding& f) { return f.kind == "cuda-gate"; });
+    const bool gated = std::any_of(kept.begin(), kept.end(), [](const Finding& f) { return f.kind == gate::Kind::kCudaGate; });
     if (gated && options_.after_cuda_file && KindOf(path) == FileKind::kCuda) {
       ScannedFile scanned{path, contents, tokens, env_};
       options_.after_cuda_file(scanned, kept, out.warnings);
@@ -286,7 +284,7 @@ void ApplyPackageMacros(const AuditOptions& options, const std::vector<std::stri
     const std::set<std::string>& rescanned = again.rescanned();
     for (const auto& [file, defs] : again.definitions()) definitions[file] = defs;
     std::erase_if(report.findings,
-                  [&](const Finding& f) { return f.kind != "cpp-runtime-gate" && rescanned.count(f.file) > 0; });
+                  [&](const Finding& f) { return f.kind != gate::Kind::kCppRuntimeGate && rescanned.count(f.file) > 0; });
     report.findings.insert(report.findings.end(), more.findings.begin(), more.findings.end());
     SortFindings(report.findings);
   }
@@ -304,11 +302,11 @@ std::vector<arch::Arch> VerdictArches(const arch::Arch& target, const std::vecto
 
 bool ExcludesTarget(const Finding& f, const std::string& target, const std::vector<std::string>& others) {
   if (f.VerdictFor(target) != Tri::kFalse) return false;
-  if (f.details.value("direction", "") == "fallback") return false;  // the target takes the other path
-  if (IsFalse(f.details, "enclosing_verdict", target, "false")) return false;  // the outer gate is the cause
+  if (f.direction == gate::Direction::kFallback) return false;  // the target takes the other path
+  if (Holds(f.chain.enclosing, target, Tri::kFalse)) return false;  // the outer gate is the cause
   // The target takes an earlier branch of the chain: excluded only when that branch refuses or is
   // empty (`#if !defined(__CUDA_ARCH_FEAT_SM90_ALL) <error> #else <kernel body>`).
-  if (IsFalse(f.details, "earlier_verdict", target, "true") && !TargetTakesLess(f.details)) return false;
+  if (Holds(f.chain.earlier_taken, target, Tri::kTrue) && !TargetTakesLess(f)) return false;
   for (const std::string& other : others) {
     if (f.VerdictFor(other) != Tri::kFalse) return true;
   }

@@ -19,12 +19,8 @@ std::string Trimmed(std::string path) {
 }
 
 std::string Kernels(const Finding& f) {
-  auto block = f.details.find("block");
-  if (block == f.details.end() || !block->is_object()) return "";
-  auto kernels = block->find("kernels");
-  if (kernels == block->end() || !kernels->is_array() || kernels->empty()) return "";
-  std::vector<std::string> names;
-  for (const auto& k : *kernels) names.push_back(k.get<std::string>());
+  if (!f.block || f.block->kernels.empty()) return "";
+  std::vector<std::string> names = f.block->kernels;
   if (names.size() > 3) names.resize(3), names.push_back("...");
   return fmt::format("{}", fmt::join(names, ", "));
 }
@@ -39,14 +35,15 @@ std::string LastScopePart(const std::string& scope) {
 // A #define block is as unsafe to widen as what it switches on: the root's own verdict becomes
 // the closure's, with the reasons, so --json findings and the hazard lines say it too.
 void InheritWiden(Finding& root, const cuda::RootCause& rc) {
-  if (rc.places.empty() || !root.details.contains("widen")) return;
-  if (root.details.value("widen", "") == rc.widen.verdict) return;
-  root.details["widen"] = rc.widen.verdict;
-  std::string sentence = fmt::format("Widening this gate is {}: {}.", rc.widen.verdict == "widen-unsafe" ? "unsafe" : "not known to be safe",
+  if (rc.places.empty() || !root.widen) return;
+  if (root.widen->safety == rc.widen.verdict) return;
+  root.widen->safety = rc.widen.verdict;
+  std::string sentence = fmt::format("Widening this gate is {}: {}.",
+                                     rc.widen.verdict == gate::WidenSafety::kUnsafe ? "unsafe" : "not known to be safe",
                                      fmt::join(rc.widen.reasons, "; "));
-  root.details["widen_reason"] = sentence;
-  root.details["explain"] = nlohmann::ordered_json::array({sentence});
-  root.details["enables"] = rc.places.size();
+  root.widen->reason = sentence;
+  root.explain = {sentence};
+  root.enables = rc.places.size();
 }
 
 }  // namespace
@@ -73,20 +70,21 @@ std::string SwitchesOff(const Finding& root) {
   if (!kernels.empty()) return "kernel " + kernels;
   if (!root.scope.empty()) {
     const std::string last = LastScopePart(root.scope);
-    if (root.kind == "python-gate" && last.starts_with("gen_")) return "module " + last;
-    return (root.kind == "python-gate" ? "python " : "function ") + root.scope;
+    const bool python = root.kind == gate::Kind::kPythonGate;
+    if (python && last.starts_with("gen_")) return "module " + last;
+    return (python ? "python " : "function ") + root.scope;
   }
   return "file " + std::filesystem::path(root.file).filename().string();
 }
 
-std::vector<report::Group> BuildGroups(std::vector<Finding>& findings, const std::vector<std::string>& paths) {
+std::vector<gate::Group> BuildGroups(std::vector<Finding>& findings, const std::vector<std::string>& paths) {
   cuda::AssignClasses(findings);
-  std::vector<report::Group> groups;
+  std::vector<gate::Group> groups;
   for (const cuda::RootCause& rc : cuda::CollectRootCauses(findings)) {
-    report::Group g;
+    gate::Group g;
     g.root = rc.root;
     g.places = rc.places;
-    g.klass = std::string(cuda::ExclusionClassName(rc.klass));
+    g.klass = rc.klass;
     g.reason = rc.reason;
     g.widen = rc.widen.verdict;
     g.widen_reasons = rc.widen.reasons;
@@ -95,18 +93,18 @@ std::vector<report::Group> BuildGroups(std::vector<Finding>& findings, const std
     InheritWiden(findings[rc.root], rc);
     g.switches_off = SwitchesOff(findings[rc.root]);
     for (size_t p : rc.places) {
-      if (findings[p].kind == "empty-kernel") g.switches_off = "kernel " + findings[p].text;
+      if (findings[p].kind == gate::Kind::kEmptyKernel) g.switches_off = "kernel " + findings[p].text;
     }
     groups.push_back(std::move(g));
   }
-  std::stable_sort(groups.begin(), groups.end(), [](const report::Group& a, const report::Group& b) {
-    return std::tuple(a.distribution, report::ClassRank(a.klass)) < std::tuple(b.distribution, report::ClassRank(b.klass));
+  std::stable_sort(groups.begin(), groups.end(), [](const gate::Group& a, const gate::Group& b) {
+    return std::tuple(a.distribution, gate::ClassRank(a.klass)) < std::tuple(b.distribution, gate::ClassRank(b.klass));
   });
   for (size_t i = 0; i < groups.size(); ++i) {
     groups[i].id = fmt::format("G{}", i + 1);
     const Finding& r = findings[groups[i].root];
     for (size_t p : groups[i].places) {
-      findings[p].details["root"] = {{"group", groups[i].id}, {"file", r.file}, {"line", r.line}, {"column", r.column}};
+      findings[p].root = gate::RootLink{groups[i].id, r.file, r.line, r.column};
     }
   }
   return groups;

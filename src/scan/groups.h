@@ -1,20 +1,20 @@
-// From the audit's findings to root-cause groups (report/groups.h): classes for every finding
+// From the audit's findings to root-cause groups (gate/group.h): classes for every finding
 // (cuda/root_cause.h AssignClasses), root causes linked through #define blocks, and for each group
-// its distribution and what it switches off. Each consequence's finding gets details "root"
-// ({file, line, column} of its root cause) so --json readers can follow the link.
+// its distribution and what it switches off. Each consequence's finding gets its `root` (the
+// group and where its root cause is) so --json readers can follow the link.
 #pragma once
 
 #include <string>
 #include <vector>
 
-#include "report/finding.h"
-#include "report/groups.h"
+#include "gate/finding.h"
+#include "gate/group.h"
 
 namespace archpatch::scan {
 
 // `paths`: the PATHs audited (the distribution of a finding outside any site-packages folder is the
 // PATH it lies under). Groups come in report order: distribution, class, file, line; ids G1, G2, ...
-std::vector<report::Group> BuildGroups(std::vector<Finding>& findings, const std::vector<std::string>& paths);
+std::vector<gate::Group> BuildGroups(std::vector<Finding>& findings, const std::vector<std::string>& paths);
 
 // The distribution a file belongs to: the folder under site-packages (dist-info names folded to the
 // import name as written), else the audited PATH that holds it, else its first path component.

@@ -11,6 +11,7 @@
 
 #include <gtest/gtest.h>
 
+#include "report/finding.h"
 #include "scan/audit.h"
 #include "scan/groups.h"
 
@@ -81,7 +82,7 @@ TEST_F(Package, AMacroDefinedInAnotherFileIsEvaluatedPerArch) {
   ASSERT_NE(use, nullptr);
   EXPECT_EQ(use->VerdictFor("sm_120"), Tri::kFalse);
   EXPECT_EQ(use->VerdictFor("sm_90a"), Tri::kTrue);
-  EXPECT_EQ(use->details.value("class", ""), "refusal");
+  EXPECT_EQ(ToJson(*use).value("class", ""), "refusal");
   ASSERT_TRUE(r.package_macros.count("PKG_MMA_SM90A_ENABLED"));
 }
 
@@ -99,7 +100,7 @@ TEST_F(Package, ARescannedFileKeepsItsRuntimeCheckOnce) {
   AuditReport r = Run();
   ASSERT_NE(At(r, "launch.cu", 3), nullptr);  // rescanned: the directive under the package macro
   const size_t checks = std::count_if(r.findings.begin(), r.findings.end(), [](const Finding& f) {
-    return f.file.ends_with("launch.cu") && f.kind == "cpp-runtime-gate" && f.line == 6;
+    return f.file.ends_with("launch.cu") && f.kind == gate::Kind::kCppRuntimeGate && f.line == 6;
   });
   EXPECT_EQ(checks, 1u);
 }
@@ -108,8 +109,8 @@ TEST_F(Package, NotFeatErrorElseBodyIsListedAsARefusal) {
   AuditReport r = Run();
   const Finding* body = At(r, "kernel.cuh", 4);
   ASSERT_NE(body, nullptr);
-  EXPECT_EQ(body->details.value("directive", ""), "else");
-  EXPECT_EQ(body->details.value("class", ""), "refusal");
+  EXPECT_EQ(ToJson(*body).value("directive", ""), "else");
+  EXPECT_EQ(ToJson(*body).value("class", ""), "refusal");
 }
 
 TEST_F(Package, TestsAreLeftOutUnlessKept) {
@@ -119,15 +120,15 @@ TEST_F(Package, TestsAreLeftOutUnlessKept) {
 
 TEST_F(Package, TheDefineIsTheRootCauseOfItsUsers) {
   AuditReport r = Run();
-  std::vector<report::Group> groups = BuildGroups(r.findings, {(root_ / "pkg").string()});
-  const report::Group* define = nullptr;
-  for (const report::Group& g : groups) {
+  std::vector<gate::Group> groups = BuildGroups(r.findings, {(root_ / "pkg").string()});
+  const gate::Group* define = nullptr;
+  for (const gate::Group& g : groups) {
     if (r.findings[g.root].file.ends_with("config.hpp")) define = &g;
   }
   ASSERT_NE(define, nullptr);
   ASSERT_EQ(define->places.size(), 1u);
   EXPECT_TRUE(r.findings[define->places[0]].file.ends_with("mma.hpp"));
-  EXPECT_EQ(define->klass, "refusal");  // no hazard pass here: the class comes from the user's #else
+  EXPECT_EQ(define->klass, gate::ExclusionClass::kRefusal);  // no hazard pass here: the class comes from the user's #else
   EXPECT_EQ(define->distribution, (root_ / "pkg").string());
 }
 

@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 
 #include "scan/audit.h"
+#include "report/finding.h"
 
 namespace archpatch::scan {
 namespace {

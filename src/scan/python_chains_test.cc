@@ -5,6 +5,7 @@
 #include "python/package.h"
 #include "python/scanner.h"
 #include "scan/audit.h"
+#include "report/finding.h"
 
 namespace archpatch::python {
 // (in src/scan: it checks what scan::ExcludesTarget makes of the marks)
@@ -56,9 +57,9 @@ TEST(Chains, AnArchAnotherBranchAdmitsIsNotKeptOutByThisOne) {
   ASSERT_EQ(own.size(), 2u);
   const Finding& first = own[0];
   EXPECT_EQ(first.line, 5);
-  ASSERT_TRUE(first.details.contains("earlier_verdict"));
-  EXPECT_EQ(first.details["earlier_verdict"]["sm_120"], "true");
-  EXPECT_EQ(first.details["earlier_verdict"]["sm_90"], "false");
+  ASSERT_TRUE(ToJson(first).contains("earlier_verdict"));
+  EXPECT_EQ(ToJson(first)["earlier_verdict"]["sm_120"], "true");
+  EXPECT_EQ(ToJson(first)["earlier_verdict"]["sm_90"], "false");
 
   const std::vector<std::string> others = {"sm_90", "sm_100"};
   EXPECT_FALSE(scan::ExcludesTarget(first, "sm_120", others)) << "sm_120 takes the elif";

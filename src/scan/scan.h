@@ -9,7 +9,7 @@
 
 #include "arch/arch.h"
 #include "cuda/macro_env.h"
-#include "report/finding.h"
+#include "gate/finding.h"
 #include "util/result.h"
 
 namespace archpatch::scan {
@@ -21,9 +21,9 @@ FileKind KindOf(std::string_view path);
 
 // EVERY arch gate of one file (not filtered by a target arch): each with its text, exact byte
 // span, line:column, scope (the enclosing function for C++ gates inside one, the def/class chain
-// for Python) and its verdict for every arch of `arches` (in that order). Kinds: "cuda-gate"
-// (#if chains and <nv/target> macros, details.form = "directive" | "nv-target"),
-// "cpp-runtime-gate", "python-gate". `path` is copied into Finding::file as given.
+// for Python) and its verdict for every arch of `arches` (in that order). Kinds: cuda-gate
+// (#if chains and <nv/target> macros: gate::DirectiveForm | gate::NvTargetForm),
+// cpp-runtime-gate, python-gate. `path` is copied into Finding::file as given.
 // Errors: a file libclang cannot read, or (Python) a file that is not valid Python. A malformed
 // #if condition is not an error of the file: that branch is left out and the rest still comes
 // back (see ScanFileGatesWithWarnings).

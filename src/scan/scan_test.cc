@@ -1,6 +1,7 @@
 // Fixture-driven tests: every file under tests/fixtures/cuda carries its expected findings as
 // `expect: KIND arch=verdict ...` comments on the line each finding points at.
 #include "scan/scan.h"
+#include "report/finding.h"
 #include "scan/audit.h"
 
 #include <filesystem>
@@ -68,13 +69,13 @@ TEST_P(FixtureTest, FindingsMatchTheInlineExpectations) {
   std::vector<Finding> findings = *found;
   SortFindings(findings);
   std::string listing;
-  for (const Finding& f : findings) listing += fmt::format("  {}:{} {} '{}'\n", f.line, f.column, f.kind, f.text);
+  for (const Finding& f : findings) listing += fmt::format("  {}:{} {} '{}'\n", f.line, f.column, gate::KindName(f.kind), f.text);
   ASSERT_EQ(findings.size(), expected.size()) << path << " findings:\n" << listing;
   for (size_t i = 0; i < expected.size(); ++i) {
     const Expectation& e = expected[i];
     const Finding& f = findings[i];
     EXPECT_EQ(f.line, e.line) << path << " finding " << i << " '" << f.text << "'";
-    EXPECT_EQ(f.kind, e.kind) << path << ":" << e.line;
+    EXPECT_EQ(gate::KindName(f.kind), e.kind) << path << ":" << e.line;
     for (const auto& [arch, value] : e.verdicts) {
       EXPECT_EQ(TriName(f.VerdictFor(arch)), value) << path << ":" << e.line << " '" << f.text << "' on " << arch;
     }
@@ -99,8 +100,8 @@ TEST(ScanFileGates, ContinuationConditionIsFoldedAndSpansTheRawBytes) {
             "defined(__CUDA_ARCH__) /* c */ && \\\n    __CUDA_ARCH__ < 1200");
   EXPECT_EQ(f.line, 1);
   EXPECT_EQ(f.column, 5);
-  EXPECT_EQ(f.details["block"]["first_line"], 3);
-  EXPECT_EQ(f.details["block"]["last_line"], 3);
+  EXPECT_EQ(ToJson(f)["block"]["first_line"], 3);
+  EXPECT_EQ(ToJson(f)["block"]["last_line"], 3);
 }
 
 TEST(ScanFileGates, BlockNamesTheKernelsItDeclares) {
@@ -113,7 +114,7 @@ TEST(ScanFileGates, BlockNamesTheKernelsItDeclares) {
   Result<std::vector<Finding>> found = ScanFileGates("k.cu", text, arch::AllArches(), {});
   ASSERT_TRUE(found.ok());
   ASSERT_EQ(found->size(), 1u);
-  EXPECT_EQ((*found)[0].details["block"]["kernels"], nlohmann::ordered_json({"gemm_sm90", "plain"}));
+  EXPECT_EQ(ToJson((*found)[0])["block"]["kernels"], nlohmann::ordered_json({"gemm_sm90", "plain"}));
 }
 
 TEST(ScanFileGates, ScopeIsTheEnclosingFunction) {
@@ -187,7 +188,7 @@ TEST(ScanFileGates, RuntimeDispatchArmsEnclosingArmsAndConfigChecks) {
   EXPECT_FALSE(ExcludesTarget(*at[4], "sm_120", others)) << "sm_120 takes the sm_ >= 90 arm";
   EXPECT_FALSE(ExcludesTarget(*at[5], "sm_120", others)) << "sm_120 never enters the 80..90 arm";
   EXPECT_TRUE(ExcludesTarget(*at[5], "sm_86", {"sm_89"})) << "sm_86 enters it and is refused";
-  EXPECT_EQ(at[4]->details["earlier_verdict"]["sm_86"], "false") << "sm_86 takes the 80..90 arm itself";
+  EXPECT_EQ(ToJson(*at[4])["earlier_verdict"]["sm_86"], "false") << "sm_86 takes the 80..90 arm itself";
 }
 
 TEST(ScanFileGates, DefineOnTheCommandLineFixesAMacro) {

@@ -1,0 +1,123 @@
+#include "gate/finding.h"
+
+#include <algorithm>
+#include <array>
+#include <tuple>
+#include <utility>
+
+namespace archpatch::gate {
+namespace {
+
+constexpr std::array<std::pair<Kind, std::string_view>, 7> kKindNames = {{
+    {Kind::kCudaGate, "cuda-gate"},
+    {Kind::kCppRuntimeGate, "cpp-runtime-gate"},
+    {Kind::kPythonGate, "python-gate"},
+    {Kind::kEmptyKernel, "empty-kernel"},
+    {Kind::kWidenUnsafe, "widen-unsafe"},
+    {Kind::kWidenUnknown, "widen-unknown"},
+    {Kind::kBinaryCoverage, "binary-coverage"},
+}};
+
+}  // namespace
+
+std::string_view KindName(Kind kind) {
+  for (const auto& [k, name] : kKindNames) {
+    if (k == kind) return name;
+  }
+  return "unknown";
+}
+
+std::optional<Kind> ParseKind(std::string_view name) {
+  for (const auto& [k, n] : kKindNames) {
+    if (n == name) return k;
+  }
+  return std::nullopt;
+}
+
+std::string_view SeverityName(Severity s) {
+  switch (s) {
+    case Severity::kInfo: return "info";
+    case Severity::kWarning: return "warning";
+    case Severity::kError: return "error";
+  }
+  return "warning";
+}
+
+std::string_view DirectionName(Direction d) {
+  switch (d) {
+    case Direction::kUnknown: return "unknown";
+    case Direction::kRefuses: return "refuses";
+    case Direction::kEnables: return "enables";
+    case Direction::kFallback: return "fallback";
+  }
+  return "unknown";
+}
+
+std::string_view ExclusionClassName(ExclusionClass c) {
+  switch (c) {
+    case ExclusionClass::kRefusal: return "refusal";
+    case ExclusionClass::kEmpty: return "empty";
+    case ExclusionClass::kFastPath: return "fast-path";
+    case ExclusionClass::kHardwareExclusive: return "hardware-exclusive";
+    case ExclusionClass::kLegacy: return "legacy";
+    case ExclusionClass::kOtherArch: return "other-arch";
+  }
+  return "other-arch";
+}
+
+ExclusionClass ExclusionClassFromName(std::string_view name) {
+  for (ExclusionClass c : {ExclusionClass::kRefusal, ExclusionClass::kEmpty, ExclusionClass::kFastPath,
+                           ExclusionClass::kHardwareExclusive, ExclusionClass::kLegacy}) {
+    if (ExclusionClassName(c) == name) return c;
+  }
+  return ExclusionClass::kOtherArch;
+}
+
+bool KeepsTargetOut(ExclusionClass c) { return c != ExclusionClass::kLegacy && c != ExclusionClass::kOtherArch; }
+
+std::string_view BlockHoldsName(BlockHolds holds) {
+  switch (holds) {
+    case BlockHolds::kNothing: return "nothing";
+    case BlockHolds::kDefines: return "defines";
+    case BlockHolds::kRefusal: return "refusal";
+    case BlockHolds::kCode: return "code";
+  }
+  return "code";
+}
+
+std::string_view DirectiveName(DirectiveKind kind) {
+  switch (kind) {
+    case DirectiveKind::kIf: return "if";
+    case DirectiveKind::kIfdef: return "ifdef";
+    case DirectiveKind::kIfndef: return "ifndef";
+    case DirectiveKind::kElif: return "elif";
+    case DirectiveKind::kElifdef: return "elifdef";
+    case DirectiveKind::kElifndef: return "elifndef";
+    case DirectiveKind::kElse: return "else";
+  }
+  return "if";
+}
+
+std::string_view WidenSafetyName(WidenSafety s) {
+  switch (s) {
+    case WidenSafety::kSafe: return "widen-safe";
+    case WidenSafety::kUnsafe: return "widen-unsafe";
+    case WidenSafety::kUnknown: return "unknown";
+  }
+  return "unknown";
+}
+
+Tri VerdictOn(const Verdicts& verdicts, std::string_view arch) {
+  for (const ArchVerdict& v : verdicts) {
+    if (v.arch == arch) return v.value;
+  }
+  return Tri::kUnknown;
+}
+
+void SortFindings(std::vector<Finding>& findings) {
+  std::stable_sort(findings.begin(), findings.end(), [](const Finding& a, const Finding& b) {
+    return std::tie(a.file, a.line, a.column) < std::tie(b.file, b.line, b.column);
+  });
+}
+
+}  // namespace archpatch::gate
