@@ -338,7 +338,16 @@ nlohmann::ordered_json ToJson(const PlanProof& proof) {
   nlohmann::ordered_json j;
   j["ok"] = proof.ok();
   j["files"] = nlohmann::ordered_json::array();
-  for (const FileProof& f : proof.files) j["files"].push_back(ToJson(f));
+  for (const FileProof& f : proof.files) {  // the proof of one file (hazard::ProveEdit), docs/hazards.md
+    j["files"].push_back({{"file", f.path},
+                          {"engine", f.engine},
+                          {"ok", f.ok},
+                          {"changed", f.changed},
+                          {"predicted", f.predicted},
+                          {"reached", f.reached},
+                          {"problems", f.problems},
+                          {"notes", f.notes}});
+  }
   j["skipped"] = proof.skipped;
   return j;
 }

@@ -280,17 +280,4 @@ Result<FileProof> ProveEdit(const std::string& path, std::string_view before, st
   return proof;
 }
 
-nlohmann::ordered_json ToJson(const FileProof& p) {
-  nlohmann::ordered_json j;
-  j["file"] = p.path;
-  j["engine"] = p.engine;
-  j["ok"] = p.ok;
-  j["changed"] = p.changed;
-  j["predicted"] = p.predicted;
-  j["reached"] = p.reached;
-  j["problems"] = p.problems;
-  j["notes"] = p.notes;
-  return j;
-}
-
 }  // namespace archpatch::hazard

@@ -18,7 +18,6 @@
 #include <string_view>
 #include <vector>
 
-#include <nlohmann/json.hpp>
 
 #include "arch/arch.h"
 #include "cuda/macro_env.h"
@@ -58,7 +57,5 @@ Result<FileProof> ProveEdit(const std::string& path, std::string_view before, st
 
 // The nvcc the proof would use, or "" when there is none.
 std::string FindNvcc(const std::string& preferred = "");
-
-nlohmann::ordered_json ToJson(const FileProof& proof);
 
 }  // namespace archpatch::hazard
