@@ -70,30 +70,6 @@ bool IsEnvironmentAudit(const po::variables_map& vars) {
   return vars.count("python") || vars.count("site-packages") || vars.count("root");
 }
 
-// An environment audit scans every site-packages folder of the environment and reports the
-// installed files whose bytes no longer match their distribution's RECORD (edited by hand or by
-// another tool; files archpatch patched show here too, `archpatch status` tells them apart).
-struct RecordMismatch {
-  std::string distribution;
-  std::filesystem::path file;
-  std::string state;  // "modified" | "missing"
-};
-
-// Only the sources the audit reads (Python, CUDA, C++) are checked: they are what a hand edit
-// or `sed -i` changes, and hashing every file of a GPU environment (7.3 GB: libtorch_cuda.so,
-// cuDNN, ...) was most of an environment audit's 25 s.
-std::vector<RecordMismatch> RecordMismatches(const env::Environment& env) {
-  std::vector<RecordMismatch> out;
-  const auto is_source = [](std::string_view path) { return scan::KindOf(path) != scan::FileKind::kOther; };
-  for (const env::Distribution& dist : env.distributions) {
-    for (const env::FileCheck& check : env::ModifiedFiles(dist, is_source)) {
-      out.push_back({dist.normalized_name, env.site_packages / check.path,
-                     std::string(env::FileStateName(check.state))});
-    }
-  }
-  return out;
-}
-
 scan::AuditOptions ToAuditOptions(const po::variables_map& vars) {
   if (!vars.count("arch")) throw UsageError("audit: '--arch' is required (for example --arch sm_120)");
   if (!vars.count("path") && !IsEnvironmentAudit(vars)) {
@@ -127,7 +103,7 @@ nlohmann::ordered_json ErrorJson(const Error& e) {
 // document at once; the bytes are those of the document's dump(2).
 void PrintJson(const scan::AuditReport& report, const std::vector<gate::Group>& groups,
                const nlohmann::ordered_json& binaries = nullptr,
-               const std::vector<RecordMismatch>* mismatches = nullptr) {
+               const std::vector<env::RecordMismatch>* mismatches = nullptr) {
   report::JsonObjectStream json(stdout);
   json.Member("arch", report.arches.front().name());
   nlohmann::ordered_json against = nlohmann::ordered_json::array();
@@ -142,7 +118,7 @@ void PrintJson(const scan::AuditReport& report, const std::vector<gate::Group>& 
   if (!binaries.is_null()) json.Member("binaries", binaries);  // --binaries (docs/binaries.md)
   if (mismatches) {
     nlohmann::ordered_json rows = nlohmann::ordered_json::array();
-    for (const RecordMismatch& m : *mismatches) {
+    for (const env::RecordMismatch& m : *mismatches) {
       rows.push_back({{"distribution", m.distribution}, {"file", m.file.string()}, {"state", m.state}});
     }
     json.Member("record_mismatches", rows);
@@ -179,30 +155,9 @@ void PrintSarif(const scan::AuditReport& report, const std::vector<gate::Group>&
   fmt::print("{}\n", report::ToSarif(groups, report.findings, o).dump(2));
 }
 
-// Each root cause a shipped rule edits names the rule (`covered_by`), so the report can say what
-// `archpatch apply` would fix.
-void MarkCoveredByShippedRules(std::vector<gate::Group>& groups, const std::vector<Finding>& findings,
-                               const arch::Arch& target) {
-  const std::vector<rules::Rule> shipped = plan::ShippedRules();
-  if (shipped.empty()) return;
-  std::vector<size_t> roots;
-  for (const gate::Group& g : groups) roots.push_back(g.root);
-  std::vector<std::vector<std::string>> covered = plan::CoveringRules(shipped, findings, roots, target);
-  for (size_t i = 0; i < groups.size(); ++i) groups[i].covered_by = std::move(covered[i]);
-}
-
-// Root causes on the known-unsafe list say "do not widen" (rules/known-unsafe.yaml). A list that
-// does not parse is a warning: the audit still reports every gate.
-void MarkKnownUnsafe(std::vector<report::Group>& groups, const std::vector<Finding>& findings,
-                     const arch::Arch& target) {
-  const Result<std::vector<plan::KnownUnsafe>>& list = plan::ShippedKnownUnsafe();
-  if (!list) {
-    fmt::print(stderr, "archpatch: warning: {}; no root cause is marked 'do not widen'\n", list.error().str());
-    return;
+  if (Status marked = plan::MarkShippedKnownUnsafe(groups, report->findings, options.target); !marked) {
+    fmt::print(stderr, "archpatch: warning: {}; no root cause is marked 'do not widen'\n", marked.error().str());
   }
-  plan::MarkKnownUnsafe(groups, findings, *list, target);
-}
-
 // Problems with single files never stop the audit: they go to stderr, in file order.
 void PrintProblems(const scan::AuditReport& report) {
   for (const Error& e : report.warnings) fmt::print(stderr, "archpatch: warning: {}\n", e.str());
@@ -219,11 +174,14 @@ int RunAudit(const Context&, const std::vector<std::string>& args) {
     return kExitOk;
   }
   scan::AuditOptions options = ToAuditOptions(parsed.vars);
-  std::optional<std::vector<RecordMismatch>> mismatches;
+  std::optional<std::vector<env::RecordMismatch>> mismatches;
   if (IsEnvironmentAudit(parsed.vars)) {
     const env::Environment env = DiscoverEnvironment(parsed.vars);
     for (const auto& dir : env.search_paths) options.paths.push_back(dir.string());
-    mismatches = RecordMismatches(env);
+    // Only the sources the audit reads (Python, CUDA, C++) are checked: they are what a hand edit
+    // or `sed -i` changes, and hashing every file of a GPU environment (7.3 GB: libtorch_cuda.so,
+    // cuDNN, ...) was most of an environment audit's 25 s.
+    mismatches = env::RecordMismatches(env, [](std::string_view path) { return scan::KindOf(path) != scan::FileKind::kOther; });
   }
   RefuseTogether(parsed.vars, "binaries", "binaries-only");
   RefuseTogether(parsed.vars, "binaries", "no-binaries");
@@ -240,14 +198,16 @@ int RunAudit(const Context&, const std::vector<std::string>& args) {
                                             /*by_default=*/mismatches.has_value());
   PrintProblems(*report);
   if (mismatches && !parsed.vars.count("json")) {
-    for (const RecordMismatch& m : *mismatches) {
+    for (const env::RecordMismatch& m : *mismatches) {
       fmt::print(stderr, "archpatch: warning: {}: {} since {} was installed (does not match RECORD)\n",
                  m.file.string(), m.state, m.distribution);
     }
   }
   std::vector<gate::Group> groups = scan::BuildGroups(report->findings, options.paths);
-  MarkCoveredByShippedRules(groups, report->findings, options.target);
-  MarkKnownUnsafe(groups, report->findings, options.target);
+  plan::MarkCoveredByShippedRules(groups, report->findings, options.target);
+  if (Status marked = plan::MarkShippedKnownUnsafe(groups, report->findings, options.target); !marked) {
+    fmt::print(stderr, "archpatch: warning: {}; no root cause is marked 'do not widen'\n", marked.error().str());
+  }
   if (parsed.vars.count("json")) {
     PrintJson(*report, groups, binaries ? binary::ToJson(*binaries) : nlohmann::ordered_json(),
               mismatches ? &*mismatches : nullptr);

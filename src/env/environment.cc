@@ -228,4 +228,15 @@ std::vector<FileCheck> ModifiedFiles(const Distribution& dist, const std::functi
   return changed;
 }
 
+std::vector<RecordMismatch> RecordMismatches(const Environment& env,
+                                             const std::function<bool(std::string_view)>& wanted) {
+  std::vector<RecordMismatch> out;
+  for (const Distribution& dist : env.distributions) {
+    for (const FileCheck& check : ModifiedFiles(dist, wanted)) {
+      out.push_back({dist.normalized_name, env.site_packages / check.path, std::string(FileStateName(check.state))});
+    }
+  }
+  return out;
+}
+
 }  // namespace archpatch::env

@@ -85,4 +85,16 @@ std::vector<FileCheck> ModifiedFiles(const Distribution& dist);
 // The same among the RECORD paths `wanted` accepts (an audit checks the sources it reads).
 std::vector<FileCheck> ModifiedFiles(const Distribution& dist, const std::function<bool(std::string_view)>& wanted);
 
+// An installed file whose bytes no longer match its distribution's RECORD (edited by hand or by
+// another tool; files archpatch patched show here too, `archpatch status` tells them apart).
+struct RecordMismatch {
+  std::string distribution;    // normalized name
+  std::filesystem::path file;  // below site-packages
+  std::string state;           // "modified" | "missing"
+};
+// ModifiedFiles of every distribution of the environment among the paths `wanted` accepts, in
+// distribution order.
+std::vector<RecordMismatch> RecordMismatches(const Environment& env,
+                                             const std::function<bool(std::string_view)>& wanted);
+
 }  // namespace archpatch::env

@@ -146,22 +146,30 @@ const KnownUnsafe* MatchKnownUnsafe(const std::vector<KnownUnsafe>& list, const 
   return nullptr;
 }
 
-void MarkKnownUnsafe(std::vector<report::Group>& groups, const std::vector<Finding>& findings,
+void MarkKnownUnsafe(std::vector<gate::Group>& groups, const std::vector<Finding>& findings,
                      const std::vector<KnownUnsafe>& list, const arch::Arch& target) {
   if (list.empty()) return;
-  for (report::Group& g : groups) {
+  for (gate::Group& g : groups) {
     std::vector<size_t> members = {g.root};
     members.insert(members.end(), g.places.begin(), g.places.end());
     for (size_t i : members) {
       const Finding& f = findings[i];
       const KnownUnsafe* entry = MatchKnownUnsafe(list, {f.file, f.scope, f.text}, target);
       if (!entry) continue;
-      g.known_unsafe = report::KnownUnsafeMark{entry->id, entry->what, entry->because, entry->reported};
-      g.widen = "widen-unsafe";
+      g.known_unsafe = gate::KnownUnsafeMark{entry->id, entry->what, entry->because, entry->reported};
+      g.widen = gate::WidenSafety::kUnsafe;
       g.widen_reasons.insert(g.widen_reasons.begin(), fmt::format("on the known-unsafe list ({}): {}", entry->id, entry->because));
       break;
     }
   }
+}
+
+Status MarkShippedKnownUnsafe(std::vector<gate::Group>& groups, const std::vector<Finding>& findings,
+                              const arch::Arch& target) {
+  const Result<std::vector<KnownUnsafe>>& list = ShippedKnownUnsafe();
+  if (!list) return list.error();
+  MarkKnownUnsafe(groups, findings, *list, target);
+  return Ok{};
 }
 
 std::string DoNotWiden(const KnownUnsafe& entry) {

@@ -10,8 +10,8 @@
 #include <vector>
 
 #include "arch/arch.h"
-#include "report/finding.h"
-#include "report/groups.h"
+#include "gate/finding.h"
+#include "gate/group.h"
 #include "util/result.h"
 
 namespace archpatch::plan {
@@ -57,8 +57,12 @@ const KnownUnsafe* MatchKnownUnsafe(const std::vector<KnownUnsafe>& list, const 
 std::string DoNotWiden(const KnownUnsafe& entry);
 
 // Marks every group whose root or one of its places the list covers for `target`
-// (report::Group::known_unsafe) and makes its widen verdict widen-unsafe, with the reason.
-void MarkKnownUnsafe(std::vector<report::Group>& groups, const std::vector<Finding>& findings,
+// (gate::Group::known_unsafe) and makes its widen verdict widen-unsafe, with the reason.
+void MarkKnownUnsafe(std::vector<gate::Group>& groups, const std::vector<Finding>& findings,
                      const std::vector<KnownUnsafe>& list, const arch::Arch& target);
+// The same with the shipped list (ShippedKnownUnsafe). A list that does not parse is its error,
+// for the caller to warn about: the audit still reports every gate.
+Status MarkShippedKnownUnsafe(std::vector<gate::Group>& groups, const std::vector<Finding>& findings,
+                              const arch::Arch& target);
 
 }  // namespace archpatch::plan

@@ -94,4 +94,14 @@ std::vector<std::vector<std::string>> CoveringRules(const std::vector<rules::Rul
   return out;
 }
 
+void MarkCoveredByShippedRules(std::vector<gate::Group>& groups, const std::vector<Finding>& findings,
+                               const arch::Arch& target) {
+  const std::vector<rules::Rule> shipped = ShippedRules();
+  if (shipped.empty()) return;
+  std::vector<size_t> roots;
+  for (const gate::Group& g : groups) roots.push_back(g.root);
+  std::vector<std::vector<std::string>> covered = CoveringRules(shipped, findings, roots, target);
+  for (size_t i = 0; i < groups.size(); ++i) groups[i].covered_by = std::move(covered[i]);
+}
+
 }  // namespace archpatch::plan

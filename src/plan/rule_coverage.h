@@ -10,6 +10,7 @@
 
 #include "arch/arch.h"
 #include "gate/finding.h"
+#include "gate/group.h"
 #include "rules/rule.h"
 
 namespace archpatch::plan {
@@ -25,5 +26,10 @@ bool EditFileMatches(const std::string& glob, const std::string& file);
 std::vector<std::vector<std::string>> CoveringRules(const std::vector<rules::Rule>& rules,
                                                     const std::vector<Finding>& findings,
                                                     const std::vector<size_t>& which, const arch::Arch& target);
+
+// Each root cause a shipped rule edits names the rule (`covered_by`), so the report can say what
+// `archpatch apply` would fix. Nothing when no rules are shipped.
+void MarkCoveredByShippedRules(std::vector<gate::Group>& groups, const std::vector<Finding>& findings,
+                               const arch::Arch& target);
 
 }  // namespace archpatch::plan
