@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Builds archpatch from scratch (scripts/bootstrap.sh), then everything else (the tests and
-# tools), and runs every test: the CTest suite (unit, end-to-end, rules fixtures, install and
-# packaging, nvcc/unifdef differential tests where nvcc is present) and the bounded fuzz runs.
+# tools), and runs every test: the CTest suite (unit, end-to-end, rules fixtures, the include-layer
+# check scripts/check_layers.sh, install and packaging, nvcc/unifdef differential tests where nvcc
+# is present) and the bounded fuzz runs.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/bootstrap.sh
