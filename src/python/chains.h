@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "python/direction.h"
-#include "report/finding.h"
+#include "gate/finding.h"
 #include "util/tri.h"
 
 namespace archpatch::python {
