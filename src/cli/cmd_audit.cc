@@ -155,9 +155,6 @@ void PrintSarif(const scan::AuditReport& report, const std::vector<gate::Group>&
   fmt::print("{}\n", report::ToSarif(groups, report.findings, o).dump(2));
 }
 
-  if (Status marked = plan::MarkShippedKnownUnsafe(groups, report->findings, options.target); !marked) {
-    fmt::print(stderr, "archpatch: warning: {}; no root cause is marked 'do not widen'\n", marked.error().str());
-  }
 // Problems with single files never stop the audit: they go to stderr, in file order.
 void PrintProblems(const scan::AuditReport& report) {
   for (const Error& e : report.warnings) fmt::print(stderr, "archpatch: warning: {}\n", e.str());

@@ -220,9 +220,9 @@ bool StatementIndex::IsLogging(size_t a, size_t b) const {
 Branch StatementIndex::IfBranch(size_t k) const {
   if (BlockRefuses(k)) return Branch::kRefuses;
   if (BlockWarnsFirst(k)) return Branch::kFallback;
-  if (BlockOnlyValidates(k)) return Branch::kRefuse;  // `if arch // 10 != 12: _validate_head_dims(...)`
+  if (BlockOnlyValidates(k)) return Branch::kRefuses;  // `if arch // 10 != 12: _validate_head_dims(...)`
   switch (BlockSetsConstants(k)) {
-    case Constants::kFalsy: return Branch::kRefuse;     // `valid = False; msg = "..."`: a restriction
+    case Constants::kFalsy: return Branch::kRefuses;     // `valid = False; msg = "..."`: a restriction
     case Constants::kNumbers: return Branch::kFallback;  // `num_threads = 384`: tuning
     case Constants::kOther: break;
   }
