@@ -44,6 +44,21 @@ TEST_F(AuditBinaries, JsonCarriesTheBinariesObject) {
   EXPECT_EQ(b["totals"]["sm_90"]["ptx-jit"], 1);
 }
 
+// A library named on the command line is a binary, not a source: never handed to the C++ scanner
+// (libclang took 14 GB and 4 minutes on libcublasLt.so), and its kernel images are reported
+// without --binaries.
+TEST_F(AuditBinaries, ANamedLibraryIsReadAsABinaryNotAsSource) {
+  const std::string so = (dir_.path() / "pkg/_hopper.so").string();
+  RunResult r = RunArchpatch({"audit", "--arch", "sm_120", so});
+  EXPECT_EQ(r.exit_code, 1) << r.err;  // its images cannot run on sm_120
+  EXPECT_NE(r.out.find("(0 files scanned)"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("  no-image  " + so + "\n"), std::string::npos) << r.out;
+  EXPECT_EQ(r.err, "");
+  r = RunArchpatch({"audit", "--arch", "sm_120", "--no-binaries", so});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out.find("no-image"), std::string::npos) << r.out;
+}
+
 TEST_F(AuditBinaries, ANamedFileThatIsNotABinaryIsAUsageError) {
   WriteFile(dir_.path() / "notes.so", "INPUT(-lfoo)\n");
   RunResult r = RunArchpatch({"audit", "--arch", "sm_120", "--binaries-only", (dir_.path() / "notes.so").string()});

@@ -191,8 +191,9 @@ int RunAudit(const Context&, const std::vector<std::string>& args) {
   Result<scan::AuditReport> report = scan::Audit(options);
   progress.Finish();
   if (!report) throw UsageError(fmt::format("audit: {}", report.error().str()));
+  // An environment, or a PATH naming a library or cubin, gets its kernel images reported unasked.
   const auto binaries = ScanBinariesIfAsked(parsed.vars, options.target, options.paths, report->findings,
-                                            /*by_default=*/mismatches.has_value());
+                                            /*by_default=*/mismatches.has_value() || !report->named_binaries.empty());
   PrintProblems(*report);
   if (mismatches && !parsed.vars.count("json")) {
     for (const env::RecordMismatch& m : *mismatches) {

@@ -25,6 +25,7 @@
 #include "scan/prefilter.h"
 #include "scan/scan.h"
 #include "scan/walk.h"
+#include "util/input_file.h"
 
 namespace archpatch::scan {
 namespace {
@@ -39,6 +40,11 @@ class FileBytes {
     if (fd < 0) return Error{fmt::format("cannot read: {}", std::strerror(errno)), Location{path}};
     struct stat st {};
     size_t size = ::fstat(fd, &st) == 0 ? static_cast<size_t>(st.st_size) : 0;
+    if (size > kMaxSourceBytes) {
+      ::close(fd);
+      return Error{fmt::format("{} bytes is more than a source file may hold ({} MiB)", size, kMaxSourceBytes >> 20),
+                   Location{path}};
+    }
     if (size > kReadLimit) {
       void* p = ::mmap(nullptr, size, PROT_READ, MAP_PRIVATE, fd, 0);
       if (p != MAP_FAILED) mapped_ = static_cast<const char*>(p), mapped_size_ = size;
@@ -330,6 +336,7 @@ Result<AuditReport> Audit(const AuditOptions& options) {
   AuditReport report = first.Run();
   ApplyPackageMacros(options, files->files, std::move(first.definitions()), report);
   report.warnings.insert(report.warnings.begin(), files->warnings.begin(), files->warnings.end());
+  report.named_binaries = std::move(files->named_binaries);
   return report;
 }
 

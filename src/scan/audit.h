@@ -52,6 +52,7 @@ struct AuditReport {
   size_t files_parsed = 0;         // files libclang or the Python scanner examined
   std::vector<Error> errors;       // files skipped: unreadable, unparsable
   std::vector<Error> warnings;     // malformed conditions, unbalanced directives (file goes on)
+  std::vector<std::string> named_binaries;  // PATHs that are binaries, not read as source (walk.h)
   // The feature macros the package #defines per arch, as the findings were evaluated with them
   // (cuda::MacroEnv::per_arch; the hazard checks take the same).
   std::map<std::string, std::map<std::string, Tri>, std::less<>> package_macros;

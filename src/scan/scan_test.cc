@@ -5,6 +5,7 @@
 #include "scan/audit.h"
 
 #include <filesystem>
+#include <unistd.h>
 #include <fstream>
 #include <map>
 #include <regex>
@@ -215,6 +216,30 @@ TEST(ScanFileGates, MalformedConditionIsAWarningAndTheFileGoesOn) {
   bool later = false;
   for (const Finding& f : found->findings) later |= f.line == 3;
   EXPECT_TRUE(later);
+}
+
+// Every input is bounded: a source file over 64 MiB is skipped with its reason (an error of the
+// report), and a named file with binary bytes is never read as source.
+TEST(Audit, OversizedSourcesAreSkippedAndNamedBinariesAreNotReadAsSource) {
+  const std::filesystem::path dir = std::filesystem::temp_directory_path() / fmt::format("ap-bound-{}", ::getpid());
+  std::filesystem::create_directories(dir);
+  const std::filesystem::path huge = dir / "huge.cuh", lib = dir / "libk.so", kept = dir / "k.cu";
+  std::ofstream(huge) << "#if __CUDA_ARCH__ >= 900\n#endif\n";
+  std::filesystem::resize_file(huge, (size_t{64} << 20) + 1);  // sparse: nothing is written
+  std::ofstream(lib, std::ios::binary) << std::string("\x7f" "ELF\x02\x01\x01\0\0\0", 10) << "#if __CUDA_ARCH__ >= 900\n";
+  std::ofstream(kept) << "#if __CUDA_ARCH__ >= 900 && __CUDA_ARCH__ < 1200\nint x;\n#endif\n";
+  AuditOptions options;
+  options.target = *arch::ParseArch("sm_120");
+  options.paths = {dir.string(), lib.string()};
+  options.jobs = 1;
+  Result<AuditReport> report = Audit(options);
+  ASSERT_TRUE(report.ok()) << report.error().str();
+  ASSERT_EQ(report->errors.size(), 1u);
+  EXPECT_EQ(report->errors[0].str(), huge.string() + ": 67108865 bytes is more than a source file may hold (64 MiB)");
+  EXPECT_EQ(report->named_binaries, std::vector<std::string>{lib.string()});
+  ASSERT_EQ(report->findings.size(), 1u);
+  EXPECT_EQ(report->findings[0].file, kept.string());
+  std::filesystem::remove_all(dir);
 }
 
 }  // namespace

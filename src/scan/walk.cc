@@ -1,7 +1,9 @@
 #include "scan/walk.h"
 
 #include <algorithm>
+#include <cstring>
 #include <filesystem>
+#include <fstream>
 
 #include <fmt/format.h>
 
@@ -32,6 +34,13 @@ bool IsTestFileName(std::string_view name) {
     if (name.ends_with(suffix)) return true;
   }
   return false;
+}
+
+bool LooksBinary(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  char head[4096];
+  in.read(head, sizeof head);
+  return std::memchr(head, '\0', static_cast<size_t>(in.gcount())) != nullptr;
 }
 
 namespace {
@@ -77,6 +86,8 @@ Result<FileList> CollectFiles(const std::vector<std::string>& paths, const WalkO
       size_t first = out.files.size();
       Walk(p, options, out);
       std::sort(out.files.begin() + first, out.files.end());
+    } else if (KindOf(p) == FileKind::kOther && LooksBinary(p)) {
+      out.named_binaries.push_back(p);
     } else {
       out.files.push_back(p);
     }

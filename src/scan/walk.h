@@ -21,16 +21,24 @@ bool IsNonShippingDirectory(std::string_view name);
 // *_test.{cc,cu,cpp}.
 bool IsTestFileName(std::string_view name);
 
+// Whether the file's first 4 KiB hold a NUL byte: what no C++, CUDA or Python source holds, and
+// every ELF, cubin and fatbin does (git's test for a binary file). Unreadable: false.
+bool LooksBinary(const std::string& path);
+
 struct WalkOptions {
   bool keep_tests = false;      // enter IsNonShippingDirectory folders too
   bool skip_setup_py = false;   // environment audits: setup.py files are build scripts, not the package
 };
 
-// The files to scan: a PATH naming a file is taken whatever its name; under a directory, only
-// files scan::KindOf recognises. A PATH that does not exist is an error (usage, exit 2);
+// The files to scan: a PATH naming a file is taken whatever its name unless its bytes are binary;
+// under a directory, only files scan::KindOf recognises. A PATH that does not exist is an error (usage, exit 2);
 // unreadable folders met on the way become `warnings`.
 struct FileList {
   std::vector<std::string> files;
+  // PATHs naming a file whose first bytes are binary (an ELF library, a cubin, a fatbin): not
+  // source, never handed to the scanners (libclang took 14 GB and 4 minutes on libcublasLt.so);
+  // the audit reports their kernel images instead (binary/).
+  std::vector<std::string> named_binaries;
   std::vector<Error> warnings;
 };
 Result<FileList> CollectFiles(const std::vector<std::string>& paths, const WalkOptions& options = {});

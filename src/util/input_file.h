@@ -18,6 +18,8 @@ inline constexpr size_t kMaxTableBytes = size_t{8} << 20;       // features.yaml
 inline constexpr size_t kMaxModuleArgsBytes = size_t{1} << 20;  // Ansible's args file
 inline constexpr size_t kMaxStateBytes = size_t{256} << 20;     // --plan JSON, manifest, journal
 inline constexpr size_t kMaxRecordBytes = size_t{64} << 20;     // RECORD, METADATA
+inline constexpr size_t kMaxSourceBytes = size_t{64} << 20;     // a source file audit scans (the
+                                                                // largest real header: 2.8 MB)
 
 // The bytes of `path`, or an error: "PATH: not a regular file", "PATH: larger than N bytes"
 // (checked before reading, and again while reading in case the file grows), or errno's text.
