@@ -33,7 +33,7 @@ _archpatch() {
     --arch | --against)
       mapfile -t COMPREPLY < <(compgen -W "$("$exe" arches 2>/dev/null | grep -o '\bsm_[0-9]*[af]\?\b' | sort -u)" -- "$cur")
       return ;;
-    --site-packages | --root | --dir)
+    --site-packages | --root | --dir | --out)
       mapfile -t COMPREPLY < <(compgen -d -- "$cur")
       return ;;
     --python | --plan | --expr-file)

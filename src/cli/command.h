@@ -37,6 +37,7 @@ int RunStatus(const Context&, const std::vector<std::string>&);
 int RunVerify(const Context&, const std::vector<std::string>&);
 int RunRules(const Context&, const std::vector<std::string>&);
 int RunCaches(const Context&, const std::vector<std::string>&);
+int RunSuggest(const Context&, const std::vector<std::string>&);
 
 // Ansible binary-module mode (ansible_module.cc): `archpatch ARGS_FILE`, where ARGS_FILE holds
 // the task's JSON arguments with Ansible's `_ansible_*` keys (or an ANSIBLE_MODULE_ARGS object);

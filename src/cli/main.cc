@@ -27,6 +27,7 @@ constexpr Command kCommands[] = {
     {"status", "show what is applied and whether files are as archpatch left them", RunStatus},
     {"verify", "check installed files against RECORD, or prove an edit with the compiler", RunVerify},
     {"rules", "list, show, check and test rules", RunRules},
+    {"suggest", "draft rules and fixtures from the audit's widen-safe root causes", RunSuggest},
     {"caches", "list or clear JIT caches", RunCaches},
 };
 
