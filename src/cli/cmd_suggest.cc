@@ -17,7 +17,7 @@ namespace fs = std::filesystem;
 using Json = nlohmann::ordered_json;
 
 constexpr const char* kSynopsis =
-    "--arch ARCH [GROUP...] [--out DIR] [--allow-unknown] [--json] (--python EXE | --site-packages DIR | --root DIR)";
+    "--arch ARCH [GROUP...] [--out DIR] [--allow-unknown] [--fast-paths] [--json] (--python EXE | --site-packages DIR | --root DIR)";
 constexpr const char* kDefaultOut = "archpatch-suggest";
 
 po::options_description SuggestOptionsDescription() {
@@ -26,6 +26,7 @@ po::options_description SuggestOptionsDescription() {
       ("arch", po::value<std::string>(), "the arch to deploy on (sm_120, 12.0, 120a, ...)")
       ("out", po::value<std::string>()->default_value(kDefaultOut), "where the rules and their fixtures go")
       ("allow-unknown", "also draft root causes whose widen verdict is unknown (the notes say so)")
+      ("fast-paths", "also draft fast paths, where the target runs a generic path (speed, not correctness)")
       ("json", "print one JSON document (docs/suggest.md)")
       ("jobs,j", po::value<int>()->default_value(0), "audit worker threads (default: one per core)")
       ("group", po::value<std::vector<std::string>>(), "root-cause ids as `archpatch audit` prints them (G1, ...)");
@@ -41,6 +42,7 @@ suggest::SuggestOptions ToOptions(const po::variables_map& vars) {
   o.target = *target;
   if (vars.count("group")) o.groups = vars["group"].as<std::vector<std::string>>();
   o.allow_unknown = vars.count("allow-unknown") > 0;
+  o.fast_paths = vars.count("fast-paths") > 0;
   o.jobs = vars["jobs"].as<int>();
   return o;
 }
@@ -71,7 +73,14 @@ void PrintHuman(const suggest::Suggestions& s, const suggest::WriteReport& w, co
   }
 }
 
-void PrintJson(const suggest::Suggestions& s, const fs::path& out, const suggest::SuggestOptions& o) {
+Json Paths(const std::vector<fs::path>& paths) {
+  Json out = Json::array();
+  for (const fs::path& p : paths) out.push_back(p.string());
+  return out;
+}
+
+void PrintJson(const suggest::Suggestions& s, const suggest::WriteReport& w, const fs::path& out,
+               const suggest::SuggestOptions& o) {
   Json rules = Json::array();
   for (const suggest::SuggestedRule& r : s.rules) {
     Json files = Json::array();
@@ -85,7 +94,8 @@ void PrintJson(const suggest::Suggestions& s, const fs::path& out, const suggest
     refused.push_back({{"group", r.group}, {"where", r.where}, {"text", r.text}, {"reason", r.reason}});
   }
   Json doc = {{"arch", o.target.name()}, {"out", out.string()}, {"root_causes", s.root_causes},
-              {"rules", rules}, {"refused", refused}};
+              {"rules", rules}, {"refused", refused}, {"written", Paths(w.written)},
+              {"unchanged", Paths(w.unchanged)}};
   fmt::print("{}\n", doc.dump(2));
 }
 
@@ -111,7 +121,7 @@ int RunSuggest(const Context&, const std::vector<std::string>& args) {
   }
   if (!written->conflicts.empty()) return kExitRefused;
   if (parsed.vars.count("json")) {
-    PrintJson(*suggestions, out, options);
+    PrintJson(*suggestions, *written, out, options);
   } else {
     PrintHuman(*suggestions, *written, out, options);
   }

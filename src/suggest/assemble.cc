@@ -169,6 +169,73 @@ std::string WhereOf(const Candidate& c, const Owned& owner) {
   return fmt::format("{}:{}:{}", owner.distribution ? owner.relative : c.file, c.line, c.column);
 }
 
+namespace {
+
+// The context every draft of one distribution shares.
+struct DraftContext {
+  const env::Environment& env;
+  const env::Distribution& dist;
+  const std::vector<Accepted>& accepted;
+  const std::map<std::string, std::string>& contents;
+  const arch::Arch& target;
+  const std::vector<store::CacheKind>& kinds;
+};
+
+std::vector<const Accepted*> RootsOf(const std::vector<ChosenEdit>& edits, const std::vector<Accepted>& accepted) {
+  std::vector<const Accepted*> roots;
+  for (const Accepted& a : accepted) {
+    if (std::any_of(edits.begin(), edits.end(), [&](const ChosenEdit& e) {
+          return std::count(e.groups.begin(), e.groups.end(), a.candidate.group) > 0;
+        })) {
+      roots.push_back(&a);
+    }
+  }
+  return roots;
+}
+
+// The rule and fixture of `edits`, checked (fixture.h CheckDraft); or why the check failed.
+Result<SuggestedRule> Draft(const DraftContext& cx, const std::vector<ChosenEdit>& edits) {
+  const std::vector<const Accepted*> roots = RootsOf(edits, cx.accepted);
+  std::vector<std::string> groups;
+  for (const Accepted* a : roots) groups.push_back(a->candidate.group);
+  const rules::Rule rule = RuleOf(edits, roots, cx.dist, cx.target, cx.kinds, groups);
+  SuggestedRule draft{rule.id, cx.dist.normalized_name, cx.dist.version, RuleYaml(rule), groups, edits.size(),
+                      SliceFixture(edits, cx.contents, cx.dist, cx.target)};
+  if (Status checked = CheckDraft(draft, cx.env); !checked) return checked.error();
+  return draft;
+}
+
+// When the whole draft fails its check, each edit is checked alone: those that fail are refused
+// with the reason, the others drafted again together.
+DraftOutcome DraftChecked(const DraftContext& cx, std::vector<ChosenEdit> edits) {
+  DraftOutcome out;
+  Result<SuggestedRule> whole = Draft(cx, edits);
+  if (whole) return {std::move(*whole), {}};
+  std::vector<ChosenEdit> kept;
+  for (ChosenEdit& e : edits) {
+    Result<SuggestedRule> alone = Draft(cx, {e});
+    if (alone) {
+      kept.push_back(std::move(e));
+      continue;
+    }
+    for (const Accepted* a : RootsOf({e}, cx.accepted)) {
+      Refuse(*a, fmt::format("its edit fails the draft's check: {}", alone.error().message), out.refused);
+    }
+  }
+  if (kept.empty()) return out;
+  Result<SuggestedRule> rest = Draft(cx, kept);
+  if (rest) {
+    out.rule = std::move(*rest);
+    return out;
+  }
+  for (const Accepted* a : RootsOf(kept, cx.accepted)) {
+    Refuse(*a, fmt::format("the draft fails its check: {}", rest.error().message), out.refused);
+  }
+  return out;
+}
+
+}  // namespace
+
 DraftOutcome DraftRule(const env::Environment& env, const std::vector<Accepted>& accepted, const arch::Arch& target,
                        const std::vector<store::CacheKind>& kinds) {
   DraftOutcome out;
@@ -189,26 +256,9 @@ DraftOutcome DraftRule(const env::Environment& env, const std::vector<Accepted>&
     edits.insert(edits.end(), std::make_move_iterator(mine.begin()), std::make_move_iterator(mine.end()));
   }
   if (edits.empty()) return out;
-  std::vector<const Accepted*> roots;
-  std::vector<std::string> groups;
-  for (const Accepted& a : accepted) {
-    if (std::any_of(edits.begin(), edits.end(), [&](const ChosenEdit& e) {
-          return std::count(e.groups.begin(), e.groups.end(), a.candidate.group) > 0;
-        })) {
-      roots.push_back(&a);
-      groups.push_back(a.candidate.group);
-    }
-  }
-  const rules::Rule rule = RuleOf(edits, roots, dist, target, kinds, groups);
-  SuggestedRule draft{rule.id, dist.normalized_name, dist.version, RuleYaml(rule), groups, edits.size(),
-                      SliceFixture(edits, contents, dist, target)};
-  if (Status checked = CheckDraft(draft, env); !checked) {
-    for (const Accepted* a : roots) {
-      Refuse(*a, fmt::format("the drafted rule {} fails its check: {}", draft.id, checked.error().message), out.refused);
-    }
-    return out;
-  }
-  out.rule = std::move(draft);
+  DraftOutcome checked = DraftChecked({env, dist, accepted, contents, target, kinds}, std::move(edits));
+  out.rule = std::move(checked.rule);
+  out.refused.insert(out.refused.end(), checked.refused.begin(), checked.refused.end());
   return out;
 }
 

@@ -9,16 +9,19 @@ namespace archpatch::suggest {
 namespace {
 
 // The macro a cuda-gate edit selects by: __CUDA_ARCH__ when the condition names it, else the first
-// __CUDA_ARCH* macro it names (__CUDA_ARCH_SPECIFIC__, __CUDA_ARCH_FAMILY_SPECIFIC__, ...).
-std::string ArchMacroOf(std::string_view text) {
+// __CUDA_ARCH* macro it names. `specific` gets the first arch-specific feature macro it names.
+std::string ArchMacroOf(std::string_view text, std::string* specific) {
   std::string first;
   for (size_t i = 0; i < text.size();) {
     if (!(std::isalpha(static_cast<unsigned char>(text[i])) || text[i] == '_')) { ++i; continue; }
     size_t j = i;
     while (j < text.size() && (std::isalnum(static_cast<unsigned char>(text[j])) || text[j] == '_')) ++j;
     const std::string_view word = text.substr(i, j - i);
-    if (word == "__CUDA_ARCH__") return std::string(word);
-    if (first.empty() && word.starts_with("__CUDA_ARCH")) first = word;
+    if (word.starts_with("__CUDA_ARCH_FEAT_") || word == "__CUDA_ARCH_SPECIFIC__" ||
+        word == "__CUDA_ARCH_FAMILY_SPECIFIC__") {
+      if (specific->empty()) *specific = word;
+    }
+    if (word.starts_with("__CUDA_ARCH") && (first.empty() || word == "__CUDA_ARCH__")) first = word;
     i = j;
   }
   return first;
@@ -31,6 +34,20 @@ const plan::Place* PlaceAt(const plan::FilePlaces& places, size_t begin) {
   return nullptr;
 }
 
+// Whether `contents` with the edit's changes applied is what a second plan leaves alone: every
+// place found again and satisfied (a rule must be satisfied after it is applied, as `rules test`
+// checks on after/). A gate whose other conjuncts the widening cannot decide is not.
+bool SatisfiedOnceApplied(const rules::Edit& edit, const plan::FilePlaces& located, std::string_view contents,
+                          const std::vector<arch::Arch>& targets) {
+  std::string after(contents);
+  for (auto p = located.places.rbegin(); p != located.places.rend(); ++p) {
+    if (Changes(*p)) after.replace(p->begin, p->end - p->begin, p->after);
+  }
+  Result<plan::FilePlaces> again = LocateEdit(edit, after, targets);
+  return again && again->places.size() == located.places.size() &&
+         std::all_of(again->places.begin(), again->places.end(), [](const plan::Place& p) { return p.satisfied; });
+}
+
 // The located edit when it widens the root at `begin`; else why not.
 Result<ChosenEdit> Chosen(rules::Edit edit, const Candidate& c, std::string_view contents,
                           const std::vector<arch::Arch>& targets) {
@@ -41,6 +58,10 @@ Result<ChosenEdit> Chosen(rules::Edit edit, const Candidate& c, std::string_view
   if (!Changes(*root)) {
     return Error{"the gate's own condition already admits the target: what keeps it out lies around it", {}};
   }
+  if (!SatisfiedOnceApplied(edit, *located, contents, targets)) {
+    return Error{fmt::format("once widened with this edit ({}), the gate still does not admit the target for sure "
+                             "(the rule would never be satisfied)", edit.KindName()), {}};
+  }
   edit.expect = static_cast<int>(located->places.size());
   return ChosenEdit{std::move(edit), std::move(located->places), {c.group}};
 }
@@ -50,7 +71,16 @@ Result<ChosenEdit> CudaEdit(const Candidate& c, rules::Edit edit, std::string_vi
   if (c.form != "directive" || (c.directive != "if" && c.directive != "elif")) {
     return Error{"not an #if/#elif condition (an #ifdef, <nv/target> or a macro's use): suggest edits #if/#elif only", {}};
   }
-  const std::string macro = ArchMacroOf(c.text);
+  std::string specific;
+  const std::string macro = ArchMacroOf(c.text, &specific);
+  // __CUDA_ARCH_FEAT_SM90_ALL, __CUDA_ARCH_SPECIFIC__, __CUDA_ARCH_FAMILY_SPECIFIC__ are defined
+  // only for an arch-specific target (sm_90a, sm_100f): the code behind them is written for that
+  // chip's own instructions (wgmma, tcgen05), often in headers the hazard check does not read.
+  if (!specific.empty()) {
+    return Error{fmt::format("the condition tests '{}', defined only when compiling for an arch-specific target: "
+                             "the code behind it is written for that chip's own instructions",
+                             specific), {}};
+  }
   if (macro.empty()) {
     return Error{"the condition names no __CUDA_ARCH__ macro (a package macro: widen the #define that sets it)", {}};
   }
@@ -69,7 +99,11 @@ Result<ChosenEdit> PythonEdit(const Candidate& c, rules::Edit edit, std::string_
   if (c.scope.empty() && c.name.empty()) {
     return Error{"a file-level gate with no name: a python-gate edit would select every gate of the file", {}};
   }
-  const rules::AddForm add = c.operand == "capability" ? rules::AddForm::kCapability : rules::AddForm::kMajor;
+  // Majors get a major, (major, minor) pairs and compute-capability numbers (100, 120) the
+  // target's own; arch-string lists get the target's name either way (docs/rules.md).
+  const rules::AddForm add = c.operand == "capability" || c.operand == "compute_capability"
+                                 ? rules::AddForm::kCapability
+                                 : rules::AddForm::kMajor;
   edit.action = rules::PythonGate{c.scope, c.name, add};
   return Chosen(std::move(edit), c, contents, targets);
 }

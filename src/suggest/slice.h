@@ -16,14 +16,24 @@ namespace archpatch::suggest {
 // Whether `text` (a candidate slice) still gives the rule's places as the whole file does.
 using SamePlaces = std::function<bool(std::string_view text)>;
 
+// Lines [first, last] (1-based) that are kept or dropped together: a Python logical line spans
+// all its physical lines, so a cut never falls inside a bracket.
+struct LineUnit {
+  int first = 0;
+  int last = 0;
+  int depth = -1;  // Python: indentation depth; the units a gate's unit is nested in (its def and
+                   // class lines, the if around it) are kept with it. -1: not known
+};
+
 struct SliceOptions {
-  int context = 1;         // lines kept on each side of a gate line
+  int context = 1;         // units kept on each side of a gate's unit
   size_t max_tries = 600;  // calls of `same` at most; what is not decided by then is kept
 };
 
-// `gate_lines`: 1-based lines of the gates. The result keeps those lines with their context and
-// whatever `same` needs; lines keep their order and their bytes (line ends included).
+// `gate_lines`: 1-based lines of the gates. `units`: how lines group (sorted, disjoint; lines in
+// none are units of their own). The result keeps the gates' units with their context and whatever
+// `same` needs; lines keep their order and their bytes (line ends included).
 std::string SliceAroundGates(std::string_view contents, const std::vector<int>& gate_lines, const SamePlaces& same,
-                             const SliceOptions& options = {});
+                             const std::vector<LineUnit>& units = {}, const SliceOptions& options = {});
 
 }  // namespace archpatch::suggest

@@ -86,6 +86,10 @@ std::string RefusalReason(const Candidate& c, const SuggestOptions& o) {
     return fmt::format("already covered by the shipped rule {} (archpatch apply --rule {})", fmt::join(c.covered_by, ", "),
                        c.covered_by.front());
   }
+  if (c.klass == "fast-path" && !o.fast_paths) {
+    return fmt::format("a fast path ({}): widening changes speed, not whether it runs, and upstream may have "
+                       "kept it out on purpose (--fast-paths drafts it anyway)", c.class_reason);
+  }
   if (c.widen != "widen-safe" && !o.allow_unknown) {
     return fmt::format("widening it is not known to be safe: {} (--allow-unknown drafts it anyway)", Reasons(c));
   }

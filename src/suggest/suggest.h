@@ -19,6 +19,7 @@ struct SuggestOptions {
   arch::Arch target;
   std::vector<std::string> groups;  // root-cause ids as `archpatch audit` numbers them ("G3"); empty: all
   bool allow_unknown = false;       // also draft root causes whose widen verdict is unknown
+  bool fast_paths = false;          // also draft fast paths (the target runs a generic path there)
   int jobs = 0;                     // audit workers; 0: one per core
 };
 
