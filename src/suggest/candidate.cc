@@ -5,42 +5,50 @@
 namespace archpatch::suggest {
 namespace {
 
-std::string DetailString(const Finding& f, const char* key) {
-  auto it = f.details.find(key);
-  return it != f.details.end() && it->is_string() ? it->get<std::string>() : "";
-}
-
-std::vector<UsedFeature> Uses(const Finding& f) {
+std::vector<UsedFeature> Uses(const gate::Finding& f) {
   std::vector<UsedFeature> out;
-  auto uses = f.details.find("uses");
-  if (uses == f.details.end() || !uses->is_array()) return out;
-  for (const auto& u : *uses) {
-    if (!u.is_object()) continue;
-    UsedFeature feature{u.value("feature", ""), u.value("what", "")};
+  if (!f.widen) return out;
+  for (const gate::FeatureUse& u : f.widen->uses) {
     bool seen = false;
-    for (const UsedFeature& o : out) seen = seen || o.id == feature.id;
-    if (!feature.id.empty() && !seen) out.push_back(std::move(feature));
+    for (const UsedFeature& o : out) seen = seen || o.id == u.feature;
+    if (!u.feature.empty() && !seen) out.push_back({u.feature, u.what});
   }
   return out;
 }
 
-std::string KnownUnsafeLine(const report::Group& g) {
+std::string KnownUnsafeLine(const gate::Group& g) {
   if (!g.known_unsafe) return "";
   return fmt::format("do not widen: {}, because {} [known-unsafe {}]", g.known_unsafe->what, g.known_unsafe->because,
                      g.known_unsafe->id);
 }
 
+void SetForm(Candidate& c, const gate::Finding& root) {
+  if (const gate::DirectiveForm* d = root.directive()) {
+    c.form = "directive";
+    c.directive = std::string(gate::DirectiveName(d->directive));
+  } else if (root.nv_target()) {
+    c.form = "nv-target";
+  } else if (const gate::RuntimeForm* r = root.runtime()) {
+    c.form = r->form;
+  } else if (const gate::PythonForm* p = root.python()) {
+    c.form = p->shape;
+    c.name = p->name;
+    c.operand = p->operand;
+  }
+}
+
 }  // namespace
 
-std::vector<Candidate> ToCandidates(const std::vector<report::Group>& groups, const std::vector<Finding>& findings) {
+std::vector<Candidate> ToCandidates(const std::vector<gate::Group>& groups, const std::vector<gate::Finding>& findings) {
   std::vector<Candidate> out;
-  for (const report::Group& g : groups) {
-    const Finding& root = findings[g.root];
+  for (const gate::Group& g : groups) {
+    const gate::Finding& root = findings[g.root];
     Candidate c;
     c.group = g.id;
-    c.klass = g.klass;
+    c.klass = std::string(gate::ExclusionClassName(g.klass));
+    c.keeps_target_out = gate::KeepsTargetOut(g.klass);
     c.class_reason = g.reason;
-    c.widen = g.widen;
+    c.widen = std::string(gate::WidenSafetyName(g.widen));
     c.widen_reasons = g.widen_reasons;
     c.lacking = g.features;
     c.covered_by = g.covered_by;
@@ -50,15 +58,12 @@ std::vector<Candidate> ToCandidates(const std::vector<report::Group>& groups, co
     c.file = root.file;
     c.line = root.line;
     c.column = root.column;
-    c.kind = root.kind;
-    c.form = DetailString(root, "form");
-    c.directive = DetailString(root, "directive");
+    c.kind = std::string(gate::KindName(root.kind));
+    SetForm(c, root);
     c.text = root.text;
     c.scope = root.scope;
-    c.name = DetailString(root, "name");
-    c.operand = DetailString(root, "operand");
     c.span_begin = root.span.begin;
-    c.widen_sentence = DetailString(root, "widen_reason");
+    c.widen_sentence = root.widen ? root.widen->reason : "";
     c.uses = Uses(root);
     out.push_back(std::move(c));
   }

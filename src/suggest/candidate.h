@@ -1,14 +1,14 @@
-// A root cause as suggest reads it: the audit's group (report::Group) and its root finding,
-// flattened into plain fields. This is the only file of src/suggest that reads Group or Finding
-// (details included), so a change of those types touches it alone.
+// A root cause as suggest reads it: the audit's group (gate::Group) and its root finding,
+// flattened into plain fields. This is the only file of src/suggest that reads Group or Finding,
+// so a change of the gate model touches it alone.
 #pragma once
 
 #include <cstddef>
 #include <string>
 #include <vector>
 
-#include "report/finding.h"
-#include "report/groups.h"
+#include "gate/finding.h"
+#include "gate/group.h"
 
 namespace archpatch::suggest {
 
@@ -22,6 +22,7 @@ struct Candidate {
   // The group.
   std::string group;          // "G3"
   std::string klass;          // refusal | empty | fast-path | hardware-exclusive | legacy | other-arch
+  bool keeps_target_out = false;  // refusal, empty, fast-path, hardware-exclusive
   std::string class_reason;   // "sm_120 gets nothing in its place"
   std::string widen;          // widen-safe | widen-unsafe | unknown
   std::vector<std::string> widen_reasons;
@@ -47,6 +48,6 @@ struct Candidate {
 };
 
 // One candidate per group, in the groups' order.
-std::vector<Candidate> ToCandidates(const std::vector<report::Group>& groups, const std::vector<Finding>& findings);
+std::vector<Candidate> ToCandidates(const std::vector<gate::Group>& groups, const std::vector<gate::Finding>& findings);
 
 }  // namespace archpatch::suggest

@@ -10,7 +10,6 @@
 #include "hazard/audit_hook.h"
 #include "plan/known_unsafe.h"
 #include "plan/rule_coverage.h"
-#include "report/groups.h"
 #include "scan/audit.h"
 #include "scan/groups.h"
 #include "suggest/assemble.h"
@@ -19,8 +18,8 @@ namespace archpatch::suggest {
 namespace {
 
 struct Audited {
-  std::vector<Finding> findings;
-  std::vector<report::Group> groups;
+  std::vector<gate::Finding> findings;
+  std::vector<gate::Group> groups;
 };
 
 // The audit `archpatch audit --arch T --site-packages ...` runs, with its group marks (shipped
@@ -36,10 +35,7 @@ Result<Audited> AuditEnvironment(const env::Environment& env, const SuggestOptio
   if (!report) return report.error();
   Audited out{std::move(report->findings), {}};
   out.groups = scan::BuildGroups(out.findings, options.paths);
-  std::vector<size_t> roots;
-  for (const report::Group& g : out.groups) roots.push_back(g.root);
-  std::vector<std::vector<std::string>> covered = plan::CoveringRules(plan::ShippedRules(), out.findings, roots, o.target);
-  for (size_t i = 0; i < out.groups.size(); ++i) out.groups[i].covered_by = std::move(covered[i]);
+  plan::MarkCoveredByShippedRules(out.groups, out.findings, o.target);
   const Result<std::vector<plan::KnownUnsafe>>& unsafe = plan::ShippedKnownUnsafe();
   if (!unsafe) return Error{fmt::format("{} (suggest needs the known-unsafe list)", unsafe.error().str()), {}};
   plan::MarkKnownUnsafe(out.groups, out.findings, *unsafe, o.target);
@@ -49,9 +45,7 @@ Result<Audited> AuditEnvironment(const env::Environment& env, const SuggestOptio
 // The candidates named on the command line, or every one that keeps the target out.
 Result<std::vector<Candidate>> Select(std::vector<Candidate> all, const std::vector<std::string>& ids) {
   if (ids.empty()) {
-    std::erase_if(all, [](const Candidate& c) {
-      return !report::ListedByDefault(c.klass) && c.klass != "hardware-exclusive";
-    });
+    std::erase_if(all, [](const Candidate& c) { return !c.keeps_target_out; });
     return all;
   }
   std::vector<Candidate> out;
@@ -78,7 +72,7 @@ std::string RefusalReason(const Candidate& c, const SuggestOptions& o) {
                        c.lacking.empty() ? "what the code uses" : fmt::format("{}", fmt::join(c.lacking, ", ")),
                        Reasons(c));
   }
-  if (!report::ListedByDefault(c.klass)) {
+  if (!c.keeps_target_out) {
     return fmt::format("keeps nothing out of {} ({}: {})", target, c.klass, c.class_reason);
   }
   if (c.widen == "widen-unsafe") return fmt::format("widening it is unsafe: {}", Reasons(c));
