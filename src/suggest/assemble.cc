@@ -16,10 +16,6 @@
 namespace archpatch::suggest {
 namespace {
 
-struct FileEdits {
-  std::vector<ChosenEdit> edits;
-};
-
 bool Overlaps(const plan::Place& a, const plan::Place& b) { return a.begin < b.end && b.begin < a.end; }
 
 ChosenEdit* EditChanging(std::vector<ChosenEdit>& edits, size_t begin) {
@@ -31,9 +27,8 @@ ChosenEdit* EditChanging(std::vector<ChosenEdit>& edits, size_t begin) {
   return nullptr;
 }
 
-std::string Refuse(const Accepted& a, std::string reason, std::vector<Refusal>& refused) {
-  refused.push_back({a.candidate.group, WhereOf(a.candidate, a.owner), a.candidate.text, reason});
-  return reason;
+void Refuse(const Accepted& a, std::string reason, std::vector<Refusal>& refused) {
+  refused.push_back({a.candidate.group, WhereOf(a.candidate, a.owner), a.candidate.text, std::move(reason)});
 }
 
 // The edits of one file: broader scopes first, so a narrower root inside one is already selected.
