@@ -63,7 +63,7 @@ OwnerMap OwnerMap::FromSitePackages(const std::filesystem::path& dir) {
   OwnerMap map;
   std::error_code ec;
   for (const auto& entry : std::filesystem::directory_iterator(dir, ec)) {
-    const std::filesystem::path info = entry.path();
+    const std::filesystem::path& info = entry.path();
     if (info.extension() != ".dist-info" || !entry.is_directory(ec)) continue;
     Owner owner = ReadMetadata(info / "METADATA");
     if (owner.name.empty()) continue;

@@ -73,9 +73,6 @@ class MappedFile {
     if (size_ == 0) return Ok{};
     data_ = mmap(nullptr, size_, PROT_READ | PROT_WRITE, MAP_PRIVATE, fd_, 0);
     if (data_ == MAP_FAILED) return Error{fmt::format("cannot map: {}", std::strerror(errno)), {}};
-    // Only headers are read, scattered over the file: no read-ahead, so the pages that count in
-    // RSS are the ones looked at (libcublasLt.so, 541 MB: 132 MB resident with read-ahead).
-    ::madvise(data_, size_, MADV_RANDOM);
     return Ok{};
   }
   std::span<uint8_t> bytes() const {

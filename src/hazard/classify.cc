@@ -17,7 +17,7 @@ const std::set<std::string_view, std::less<>> kTypeKeywords = {
 bool IsStringLiteral(const ParsedSource& source, const Token& t) {
   if (t.kind != Token::Kind::kLiteral) return false;
   const size_t quote = source.Spelling(t).find('"');
-  return quote != std::string_view::npos && quote <= 3;
+  return quote <= 3;  // npos when there is none
 }
 
 // The index of the '(' that makes tokens[i] a call (`f(`, `f<T, 2>(`), or 0 when it is not one.

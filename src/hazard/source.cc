@@ -235,7 +235,7 @@ Result<ParsedSource> Parse(const std::string& path, std::string_view contents,
   std::vector<std::string> args = {"-x", "cuda", "--cuda-host-only", "-nocudainc", "-nocudalib",
                                    "-std=c++17", "-Wno-everything"};
   for (const char* d : kCudaKeywordDefines) args.push_back(d);
-  for (const std::string& d : defines) args.push_back(d.rfind("-", 0) == 0 ? d : "-D" + d);
+  for (const std::string& d : defines) args.push_back(d.rfind('-', 0) == 0 ? d : "-D" + d);
   std::vector<const char*> argv;
   for (const std::string& a : args) argv.push_back(a.c_str());
 
@@ -278,7 +278,7 @@ void LexMacros(ParsedSource& out) {
     for (size_t j = i + 4; j < t.size(); ++j) {
       if (contents.substr(t[j - 1].end, t[j].begin - t[j - 1].end).find('\n') != std::string_view::npos) {
         const std::string_view gap = contents.substr(t[j - 1].end, t[j].begin - t[j - 1].end);
-        if (gap.find("\\") == std::string_view::npos) break;  // a newline no backslash continues
+        if (gap.find('\\') == std::string_view::npos) break;  // a newline no backslash continues
       }
       end = t[j].end;
     }

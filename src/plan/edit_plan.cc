@@ -90,7 +90,7 @@ class FieldReader {
   do {                                     \
     auto value_ = (expr);                  \
     if (!value_) return value_.error();    \
-    target = std::move(*value_);           \
+    (target) = std::move(*value_);         \
   } while (0)
 
 Result<TextEdit> EditFromJson(const nlohmann::json& json, const std::string& where) {

@@ -116,7 +116,7 @@ Result<std::vector<std::string>> CacheNames(const fs::path& caches_yaml) {
   YamlReader reader(caches_yaml.string());
   Result<YAML::Node> loaded = reader.LoadOne(*text);
   if (!loaded) return loaded.error();
-  const YAML::Node root = *loaded;
+  const YAML::Node& root = *loaded;
   // The format belongs to src/store/caches.h: `caches:` and a list of kinds, each with a name.
   const YAML::Node list = root.IsMap() ? root["caches"] : YAML::Node();
   if (!list.IsSequence()) return reader.ErrorAt(root, "expected 'caches:' and a list of cache kinds");

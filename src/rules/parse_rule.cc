@@ -268,7 +268,7 @@ Result<Rule> ParseRule(std::string_view yaml_text, const std::filesystem::path& 
   YamlReader reader(file_name.string());
   Result<YAML::Node> loaded = reader.LoadOne(yaml_text, "put each rule in its own file");
   if (!loaded) return loaded.error();
-  const YAML::Node root = *loaded;
+  const YAML::Node& root = *loaded;
   if (!root.IsMap()) {
     return Error{fmt::format("a rule must be a map of keys (id, summary, ...), found {}", NodeTypeName(root)),
                  Location{file_name.string(), 1, 1}};
