@@ -75,6 +75,33 @@ def gen_trtllm_gen_fused_moe_sm100_module() -> JitSpec:
     return gen_jit_spec("fused_moe_trtllm_sm100", [], extra_cuda_cflags=nvcc_flags)
 )";
 
+// A fast path: sm_120 runs the generic #else, only slower.
+const char* kGemv = R"(#pragma once
+
+template <typename T>
+__device__ void gemv_tile(T const* a, T* out, int n) {
+#if defined(__CUDA_ARCH__) && (__CUDA_ARCH__ >= 900) && (__CUDA_ARCH__ < 1200)
+  for (int i = threadIdx.x; i < n; i += 2 * blockDim.x) out[i] = a[i] + a[i + blockDim.x];
+#else
+  for (int i = threadIdx.x; i < n; i += blockDim.x) out[i] = a[i];
+#endif
+}
+)";
+
+// A legacy path (only sm_7x takes it) before a new one in the same kernel: widening the first
+// would run both on sm_120, and an edit of the second selects the first too.
+const char* kScan = R"(#pragma once
+
+__global__ void scan_kernel(float* x) {
+#if defined(__CUDA_ARCH__) && (__CUDA_ARCH__ < 800)
+  x[0] = 0.f;
+#endif
+#if defined(__CUDA_ARCH__) && (__CUDA_ARCH__ >= 900) && (__CUDA_ARCH__ < 1200)
+  x[0] = 1.f;
+#endif
+}
+)";
+
 constexpr const char* kRuleId = "demo-kernels-sm_120-suggested";
 
 fs::path MakeSite(const TempDir& dir) {
@@ -85,12 +112,15 @@ fs::path MakeSite(const TempDir& dir) {
   WriteFile(info / "RECORD",
             "demokern/__init__.py,,\ndemokern/jit/__init__.py,,\ndemokern/jit/build.py,,\n"
             "demokern/data/include/demokern/norm.cuh,,\ndemokern/data/include/demokern/umma.cuh,,\n"
+            "demokern/data/include/demokern/gemv.cuh,,\ndemokern/data/include/demokern/scan.cuh,,\n"
             "demo_kernels-0.2.0.dist-info/RECORD,,\n");
   WriteFile(site / "demokern" / "__init__.py", "");
   WriteFile(site / "demokern" / "jit" / "__init__.py", "");
   WriteFile(site / "demokern" / "jit" / "build.py", kBuild);
   WriteFile(site / "demokern" / "data" / "include" / "demokern" / "norm.cuh", kNorm);
   WriteFile(site / "demokern" / "data" / "include" / "demokern" / "umma.cuh", kUmma);
+  WriteFile(site / "demokern" / "data" / "include" / "demokern" / "gemv.cuh", kGemv);
+  WriteFile(site / "demokern" / "data" / "include" / "demokern" / "scan.cuh", kScan);
   WriteFile(site / "flashinfer_python-0.6.6.dist-info" / "METADATA",
             "Metadata-Version: 2.1\nName: flashinfer-python\nVersion: 0.6.6\n");
   WriteFile(site / "flashinfer" / "__init__.py", "");
@@ -161,6 +191,30 @@ TEST(SuggestE2E, RefusesUnsafeUnknownAndKnownUnsafeRootCausesOneLineEach) {
   EXPECT_NE(r.out.find("refused " + moe + " flashinfer/jit/fused_moe.py:6:"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("do not widen: FlashInfer's TRT-LLM-gen fused MoE"), std::string::npos) << r.out;
   EXPECT_FALSE(fs::exists(out / "flashinfer-python-sm_120-suggested.yaml"));
+}
+
+TEST(SuggestE2E, RefusesFastPathsUnlessAskedAndOlderChipsPathsAndEditsThatReachThem) {
+  TempDir dir;
+  const fs::path site = MakeSite(dir), out = dir.path() / "out";
+  const std::string gemv = GroupOf(site, "gemv.cuh");
+  RunResult r = Suggest(site, out);
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_NE(r.out.find("refused " + gemv + " demokern/data/include/demokern/gemv.cuh:5:5 "), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("a fast path (sm_120 takes the #else at line 7, a generic path)"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("demokern/data/include/demokern/scan.cuh:4:5 'defined(__CUDA_ARCH__) && (__CUDA_ARCH__ < 800)': "
+                       "only older chips take this path (the newest is sm_75)"),
+            std::string::npos) << r.out;
+  EXPECT_EQ(ReadFile(out / (std::string(kRuleId) + ".yaml")).find("gemv.cuh"), std::string::npos);
+
+  const fs::path out2 = dir.path() / "out2";
+  RunResult fast = Suggest(site, out2, {"--fast-paths"});
+  ASSERT_EQ(fast.exit_code, 0) << fast.out << fast.err;
+  EXPECT_NE(ReadFile(out2 / (std::string(kRuleId) + ".yaml")).find("scope: gemv_tile"), std::string::npos);
+  EXPECT_NE(fast.out.find("demokern/data/include/demokern/scan.cuh:7:5 'defined(__CUDA_ARCH__) && (__CUDA_ARCH__ >= 900) "
+                          "&& (__CUDA_ARCH__ < 1200)': its edit would also change line 4"),
+            std::string::npos) << fast.out;
+  RunResult test = RunArchpatch({"rules", "test", "--dir", out2.string()});
+  EXPECT_EQ(test.exit_code, 0) << test.out << test.err;
 }
 
 TEST(SuggestE2E, ANamedRefusedGroupWritesNothingAndExits3) {

@@ -65,6 +65,9 @@ std::vector<Candidate> ToCandidates(const std::vector<gate::Group>& groups, cons
     c.span_begin = root.span.begin;
     c.widen_sentence = root.widen ? root.widen->reason : "";
     c.uses = Uses(root);
+    for (const gate::ArchVerdict& v : root.verdict) {
+      if (v.value == Tri::kTrue) c.admitted.push_back(v.arch);
+    }
     out.push_back(std::move(c));
   }
   return out;

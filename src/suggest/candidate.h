@@ -45,6 +45,7 @@ struct Candidate {
   size_t span_begin = 0;
   std::string widen_sentence;      // the hazard stage's sentence on the root
   std::vector<UsedFeature> uses;   // what the gated block uses, each present on the target
+  std::vector<std::string> admitted;  // the arches the root's own verdict lets in ("sm_90", ...)
 };
 
 // One candidate per group, in the groups' order.

@@ -7,6 +7,7 @@
 #include <fmt/ranges.h>
 
 #include "apply/context.h"
+#include "arch/arch.h"
 #include "hazard/audit_hook.h"
 #include "plan/known_unsafe.h"
 #include "plan/rule_coverage.h"
@@ -63,6 +64,27 @@ std::string Reasons(const Candidate& c) {
   return c.widen_reasons.empty() ? c.widen : fmt::format("{}", fmt::join(c.widen_reasons, "; "));
 }
 
+// The newest arch of an older family than the target's that `c`'s #if lets in, when that is
+// older than the newest such arch of the table: the path is written for particular older chips
+// (`__CUDA_ARCH__ < 800`, an sm_90-only or SM100-family-only block), and widening it switches
+// that path on where a newer one was meant. "" when the gate lets in the arches right below the
+// target's family (`>= 900 && < 1200` for sm_120, as FlashInfer's own fixes widen).
+std::string OlderChipsOnly(const Candidate& c, const arch::Arch& target) {
+  if (c.kind != "cuda-gate") return "";  // a Python list names the chips a module is built for
+  int newest_below = 0;
+  for (const arch::Arch& a : arch::AllArches()) {
+    if (a.major < target.major) newest_below = std::max(newest_below, a.number());
+  }
+  std::optional<arch::Arch> newest_admitted;
+  for (const std::string& name : c.admitted) {
+    Result<arch::Arch> a = arch::ParseArch(name);
+    if (!a || a->major >= target.major) continue;
+    if (!newest_admitted || a->number() > newest_admitted->number()) newest_admitted = *a;
+  }
+  if (!newest_admitted || newest_admitted->number() >= newest_below) return "";
+  return newest_admitted->plain().name();
+}
+
 // Why a root cause gets no edit before any file is read; "" when it may get one.
 std::string RefusalReason(const Candidate& c, const SuggestOptions& o) {
   const std::string target = o.target.name();
@@ -83,6 +105,10 @@ std::string RefusalReason(const Candidate& c, const SuggestOptions& o) {
   if (c.klass == "fast-path" && !o.fast_paths) {
     return fmt::format("a fast path ({}): widening changes speed, not whether it runs, and upstream may have "
                        "kept it out on purpose (--fast-paths drafts it anyway)", c.class_reason);
+  }
+  if (const std::string newest = OlderChipsOnly(c, o.target); !newest.empty()) {
+    return fmt::format("only older chips take this path (the newest is {}): widening it switches their code on for {} "
+                       "(write the rule by hand if that is what you want)", newest, target);
   }
   if (c.widen != "widen-safe" && !o.allow_unknown) {
     return fmt::format("widening it is not known to be safe: {} (--allow-unknown drafts it anyway)", Reasons(c));
