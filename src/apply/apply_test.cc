@@ -216,7 +216,7 @@ TEST(Status, AHalfDoneTransactionIsDriftAndSaysWhetherItCommitted) {
   Fixture f;
   store::StateDir state(f.disk, kSite);
   ASSERT_TRUE(state.Create());
-  ASSERT_TRUE(state.SaveJournal({"apply", "t1", "now", {"first"}, {{kJit, env::Sha256Hex(kJitBefore), env::Sha256Hex("patched"), "backups/" + env::Sha256Hex(kJitBefore)}}}));
+  ASSERT_TRUE(state.SaveJournal({"apply", "t1", "now", {"first"}, {{kJit, env::Sha256Hex(kJitBefore), env::Sha256Hex("patched"), "backups/" + env::Sha256Hex(kJitBefore), std::nullopt}}}));
   f.events.clear();
   StatusReport s = f.Status();
   ASSERT_TRUE(s.half_done);

@@ -127,6 +127,25 @@ Result<std::vector<Arch>> ParseArchList(std::string_view text) {
   return arches;
 }
 
+std::string_view ArchSpecificMacroIn(std::string_view text) {
+  const auto word_char = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; };
+  for (size_t i = 0; i < text.size();) {
+    if (!word_char(text[i])) {
+      ++i;
+      continue;
+    }
+    size_t j = i;
+    while (j < text.size() && word_char(text[j])) ++j;
+    const std::string_view word = text.substr(i, j - i);
+    if (word.starts_with("__CUDA_ARCH_FEAT_") || word == "__CUDA_ARCH_SPECIFIC__" ||
+        word == "__CUDA_ARCH_FAMILY_SPECIFIC__") {
+      return word;
+    }
+    i = j;
+  }
+  return {};
+}
+
 std::vector<Macro> DeviceMacros(const Arch& arch) {
   const std::string value = std::to_string(arch.cuda_arch());
   std::vector<Macro> macros = {

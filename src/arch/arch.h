@@ -51,6 +51,12 @@ Result<std::vector<Arch>> ParseArchList(std::string_view text);
 // compiler-version macros of nvcc 13.0 (__CUDACC__, __NVCC__, __CUDACC_VER_MAJOR__, ...).
 std::vector<Macro> DeviceMacros(const Arch& arch);
 
+// The first macro `text` names that nvcc defines only when compiling for an arch-specific or
+// family-specific target (__CUDA_ARCH_FEAT_SM90_ALL, __CUDA_ARCH_SPECIFIC__,
+// __CUDA_ARCH_FAMILY_SPECIFIC__), or "" when it names none. Code behind such a test is written for
+// that chip's own instructions (wgmma, tcgen05), often in headers a file-level check never reads.
+std::string_view ArchSpecificMacroIn(std::string_view text);
+
 // Whether SASS built for `image` runs on the GPU `device` (CUDA's binary compatibility rules).
 bool SassRunsOn(const Arch& image, const Arch& device);
 

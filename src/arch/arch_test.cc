@@ -43,6 +43,15 @@ TEST(ArchTable, ListsEveryNvcc13TargetWithVariants) {
   EXPECT_EQ(table.size(), 23u);
 }
 
+TEST(ArchSpecificMacroIn, FindsTheMacrosNvccDefinesOnlyForArchSpecificTargets) {
+  EXPECT_EQ(ArchSpecificMacroIn("!defined(__CUDA_ARCH_FEAT_SM90_ALL)"), "__CUDA_ARCH_FEAT_SM90_ALL");
+  EXPECT_EQ(ArchSpecificMacroIn("__CUDA_ARCH__ >= 1000 && defined(__CUDA_ARCH_FAMILY_SPECIFIC__)"),
+            "__CUDA_ARCH_FAMILY_SPECIFIC__");
+  EXPECT_EQ(ArchSpecificMacroIn("defined(__CUDA_ARCH_SPECIFIC__)"), "__CUDA_ARCH_SPECIFIC__");
+  EXPECT_EQ(ArchSpecificMacroIn("__CUDA_ARCH__ >= 900 && __CUDA_ARCH__ < 1200"), "");
+  EXPECT_EQ(ArchSpecificMacroIn("defined(MY__CUDA_ARCH_FEAT_SM90_ALL)"), "");  // another word
+}
+
 TEST(SassRunsOn, FollowsCudaBinaryCompatibility) {
   auto a = [](const char* n) { return *ParseArch(n); };
   EXPECT_TRUE(SassRunsOn(a("sm_80"), a("sm_86")));

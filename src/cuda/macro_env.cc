@@ -142,4 +142,9 @@ MacroLookup EnvLookup(const MacroEnv& env) {
   return Layered(&kEmpty, env, false);
 }
 
+bool IsCompilerMacro(std::string_view name) {
+  return name == "defined" || name.starts_with("__CUDA") || name.starts_with("__NV") || name == "__cplusplus" ||
+         name.starts_with("__CUDACC");
+}
+
 }  // namespace archpatch::cuda

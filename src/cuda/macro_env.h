@@ -44,6 +44,10 @@ struct MacroEnv {
 // Errors say what is wrong with the name ("'1X' is not a macro name").
 Status AddMacroFlag(MacroEnv& env, std::string_view flag_value, bool define);
 
+// Names the compiler defines per pass (__CUDA_ARCH__, __CUDA_ARCH_FEAT_SM90_ALL, __CUDACC__,
+// __NVCC__, __cplusplus, `defined`): a gate's arch dependence, never a package's feature macro.
+bool IsCompilerMacro(std::string_view name);
+
 // The macros of one device pass for `arch` (arch::DeviceMacros, plus CUDART_VERSION and
 // __cplusplus, which nvcc's forced include and host compiler define), overridden by `env`; every other
 // macro is unknown, or undefined with env.undef_unknown; an __CUDA_ARCH* macro the pass does not

@@ -7,6 +7,7 @@
 #include <set>
 
 #include "arch/arch.h"
+#include "cuda/macro_env.h"
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -15,12 +16,6 @@ namespace archpatch::cuda {
 namespace {
 
 bool IsIdentifierChar(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
-
-// Names the compiler defines per pass: the gate's arch dependence, never a package's feature macro.
-bool IsCompilerMacro(std::string_view name) {
-  return name == "defined" || name.starts_with("__CUDA") || name.starts_with("__NV") || name == "__cplusplus" ||
-         name.starts_with("__CUDACC");
-}
 
 size_t BlockBegin(const Finding& f) { return f.block ? f.block->bytes.begin : f.span.begin; }
 

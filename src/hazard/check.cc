@@ -39,6 +39,28 @@ bool KeepsTargetOut(const Branch& b, size_t target) {
   return std::any_of(b.verdict.begin(), b.verdict.end(), [](Tri t) { return t != Tri::kFalse; });
 }
 
+// A block that is seen whole and uses nothing arch-specific is still not known to be safe when
+// its chain tests a macro defined only for an arch-specific target (`#if
+// defined(__CUDA_ARCH_FEAT_SM90_ALL)`, or the #else of `#if !defined(...)`): CUTLASS's sm90
+// kernels gate their whole body so, and the wgmma they run is in collective headers the block
+// only calls into. Found reading a FlashInfer 0.6.16 root cause that was called widen-safe.
+// Per chain, the first branch whose condition tests such a macro: its '#' and the macro.
+using SpecificMacros = std::map<int, std::pair<size_t, std::string_view>>;
+SpecificMacros SpecificMacrosByChain(const std::vector<Branch>& branches) {
+  SpecificMacros out;
+  for (const Branch& b : branches) {
+    std::string_view m = arch::ArchSpecificMacroIn(b.condition);
+    if (!m.empty()) out.emplace(b.chain, std::make_pair(b.directive_begin, m));  // keeps the first
+  }
+  return out;
+}
+
+// The macro when `b` or an earlier branch of its chain tests one, else "".
+std::string ArchSpecificMacroOfChain(const SpecificMacros& specific, const Branch& b) {
+  auto it = specific.find(b.chain);
+  return it != specific.end() && it->second.first <= b.directive_begin ? std::string(it->second.second) : "";
+}
+
 gate::FeatureUse UseOf(const FeatureUse& u) {
   return {u.feature->id, u.feature->what, u.found, u.line, u.via, u.feature->ArchNames(), u.feature->source};
 }
@@ -103,6 +125,12 @@ std::string WidenSentence(const Classification& c, const arch::Arch& target) {
       return s + ".";
     }
     case Safety::kUnknown:
+      if (!c.specific_macro.empty()) {
+        return fmt::format("Widening this gate to {} is not known to be safe: the condition tests '{}', which nvcc "
+                           "defines only for an arch-specific target; the code behind it is written for that "
+                           "chip's own instructions, often in headers this block only calls into.",
+                           t, c.specific_macro);
+      }
       return fmt::format("Widening this gate to {} may or may not be safe: the block calls code archpatch cannot "
                          "see ({}); check it by hand or prove it with 'archpatch apply --verify'.",
                          t, ShortList(c.unseen_calls, 4));
@@ -135,6 +163,7 @@ Result<FileHazards> CheckSource(const std::string& path, const ParsedSource& sou
   const std::string_view contents = source.contents;
   const std::vector<Branch> branches = FindBranches(contents, source.tokens, o.arches, o.env);
   const size_t target = IndexOf(o.arches, o.target);
+  const SpecificMacros specific = SpecificMacrosByChain(branches);
   FileHazards out;
   for (const Branch& b : branches) {
     if (!KeepsTargetOut(b, target)) continue;
@@ -149,6 +178,8 @@ Result<FileHazards> CheckSource(const std::string& path, const ParsedSource& sou
     g.last_line = source.lines.Line(b.body_end) - 1;
     g.verdict = b.verdict;
     g.widen = ClassifyBlock(source, contents, b.body_begin, b.body_end, o.target, table);
+    if (g.widen.safety == Safety::kSafe) g.widen.specific_macro = ArchSpecificMacroOfChain(specific, b);
+    if (!g.widen.specific_macro.empty()) g.widen.safety = Safety::kUnknown;
     out.gates.push_back(std::move(g));
   }
   const std::vector<KernelBody> quick = QuickKernels(contents, source, branches, o.arches.size());

@@ -149,6 +149,31 @@ __global__ void k(float* out) {
   EXPECT_TRUE(h.empty_kernels.empty());
 }
 
+// CUTLASS's sm90 kernels gate their whole body on the feature macro and call into collective
+// headers for the wgmma: the block alone looks clean, and is not known to be safe.
+TEST(Classify, AChainOnAnArchSpecificFeatureMacroIsNotKnownToBeSafe) {
+  FileHazards h = CheckText(R"(
+__device__ void run(int* x) {
+#if !defined(__CUDA_ARCH_FEAT_SM90_ALL)
+  printf("ERROR : needs sm90a. Aborting.\n");
+#else
+  x[0] = 1;  // seen whole, nothing arch-specific
+#endif
+}
+)");
+  ASSERT_EQ(h.gates.size(), 1u);  // the #else: the #if's error branch is what sm_120 takes
+  EXPECT_EQ(h.gates[0].directive, "else");
+  EXPECT_EQ(h.gates[0].widen.safety, Safety::kUnknown);
+  EXPECT_EQ(h.gates[0].widen.specific_macro, "__CUDA_ARCH_FEAT_SM90_ALL");
+  EXPECT_EQ(WidenSentence(h.gates[0].widen, *arch::ParseArch("sm_120")),
+            "Widening this gate to sm_120 is not known to be safe: the condition tests '__CUDA_ARCH_FEAT_SM90_ALL', "
+            "which nvcc defines only for an arch-specific target; the code behind it is written for that chip's own "
+            "instructions, often in headers this block only calls into.");
+  h = CheckText("__device__ void f(int* x) {\n#if __CUDA_ARCH__ >= 900 && __CUDA_ARCH__ < 1200\n  x[0] = 1;\n#endif\n}\n");
+  ASSERT_EQ(h.gates.size(), 1u);
+  EXPECT_EQ(h.gates[0].widen.safety, Safety::kSafe);
+}
+
 TEST(Classify, PlainTargetIsToldTheArchSpecificVariantWouldDo) {
   FileHazards h = CheckText(R"(
 __device__ void f(unsigned* d, unsigned a) {

@@ -33,6 +33,8 @@ struct Classification {
   std::vector<FeatureUse> missing;          // the uses the target lacks (widen-unsafe)
   std::vector<std::string> unseen_calls;    // calls into code not in this file (unknown)
   bool target_variant_hint = false;         // the target's `a` variant would have what is missing
+  std::string specific_macro;               // unknown because the chain tests this macro
+                                            // (arch::ArchSpecificMacroIn), not for unseen calls
 };
 
 // Classifies the bytes [begin, end) of the file `source` was parsed from, for `target`.

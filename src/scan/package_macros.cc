@@ -17,6 +17,10 @@ PerArchMacros ResolvePackageMacros(const std::map<std::string, std::vector<cuda:
   std::map<std::string, std::vector<Tri>> state;  // OR over the definitions
   for (const auto& [file, definitions] : by_file) {
     for (const cuda::MacroDefinition& d : definitions) {
+      // nvcc decides these per pass; a package's #define of one is an IDE hint (FlashInfer's
+      // xqa/cuda_hint.cuh: `#if IS_IN_IDE_PARSER ... #define __CUDA_ARCH_FEAT_SM90_ALL`), and
+      // taking it made every test of the macro in the package false on sm_90a.
+      if (cuda::IsCompilerMacro(d.name)) continue;
       auto [it, added] = state.emplace(d.name, std::vector<Tri>(arches.size(), Tri::kFalse));
       for (size_t a = 0; a < arches.size() && a < d.where.size(); ++a) it->second[a] = TriOr(it->second[a], d.where[a]);
     }

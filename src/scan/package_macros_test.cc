@@ -86,6 +86,20 @@ TEST_F(Package, AMacroDefinedInAnotherFileIsEvaluatedPerArch) {
   ASSERT_TRUE(r.package_macros.count("PKG_MMA_SM90A_ENABLED"));
 }
 
+// nvcc decides __CUDA_ARCH_FEAT_SM90_ALL per pass; a package header that #defines it for an IDE
+// (FlashInfer's xqa/cuda_hint.cuh) must not make the package's tests of it false on sm_90a.
+TEST_F(Package, APackageDefineOfACompilerMacroIsNotTaken) {
+  Write("pkg/ide_hint.cuh",
+        "#if IS_IN_IDE_PARSER\n#if __CUDA_ARCH__ == 900\n#ifndef __CUDA_ARCH_FEAT_SM90_ALL\n"
+        "#define __CUDA_ARCH_FEAT_SM90_ALL\n#endif\n#endif\n#endif\n");
+  AuditReport r = Run();
+  EXPECT_FALSE(r.package_macros.count("__CUDA_ARCH_FEAT_SM90_ALL"));
+  const Finding* use = At(r, "mma.hpp", 3);
+  ASSERT_NE(use, nullptr);
+  EXPECT_EQ(use->VerdictFor("sm_90a"), Tri::kTrue);
+  EXPECT_EQ(use->VerdictFor("sm_90"), Tri::kFalse);
+}
+
 // A later round scans mma.hpp's users again for their directives; a runtime check beside one
 // keeps the first round's finding, once.
 TEST_F(Package, ARescannedFileKeepsItsRuntimeCheckOnce) {

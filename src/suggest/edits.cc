@@ -9,18 +9,14 @@ namespace archpatch::suggest {
 namespace {
 
 // The macro a cuda-gate edit selects by: __CUDA_ARCH__ when the condition names it, else the first
-// __CUDA_ARCH* macro it names. `specific` gets the first arch-specific feature macro it names.
-std::string ArchMacroOf(std::string_view text, std::string* specific) {
+// __CUDA_ARCH* macro it names.
+std::string ArchMacroOf(std::string_view text) {
   std::string first;
   for (size_t i = 0; i < text.size();) {
     if (!(std::isalpha(static_cast<unsigned char>(text[i])) || text[i] == '_')) { ++i; continue; }
     size_t j = i;
     while (j < text.size() && (std::isalnum(static_cast<unsigned char>(text[j])) || text[j] == '_')) ++j;
     const std::string_view word = text.substr(i, j - i);
-    if (word.starts_with("__CUDA_ARCH_FEAT_") || word == "__CUDA_ARCH_SPECIFIC__" ||
-        word == "__CUDA_ARCH_FAMILY_SPECIFIC__") {
-      if (specific->empty()) *specific = word;
-    }
     if (word.starts_with("__CUDA_ARCH") && (first.empty() || word == "__CUDA_ARCH__")) first = word;
     i = j;
   }
@@ -71,8 +67,8 @@ Result<ChosenEdit> CudaEdit(const Candidate& c, rules::Edit edit, std::string_vi
   if (c.form != "directive" || (c.directive != "if" && c.directive != "elif")) {
     return Error{"not an #if/#elif condition (an #ifdef, <nv/target> or a macro's use): suggest edits #if/#elif only", {}};
   }
-  std::string specific;
-  const std::string macro = ArchMacroOf(c.text, &specific);
+  const std::string specific(arch::ArchSpecificMacroIn(c.text));
+  const std::string macro = ArchMacroOf(c.text);
   // __CUDA_ARCH_FEAT_SM90_ALL, __CUDA_ARCH_SPECIFIC__, __CUDA_ARCH_FAMILY_SPECIFIC__ are defined
   // only for an arch-specific target (sm_90a, sm_100f): the code behind them is written for that
   // chip's own instructions (wgmma, tcgen05), often in headers the hazard check does not read.
