@@ -3,6 +3,7 @@
 // crash or throw (std::stol on a 30-digit release used to), and the order must be consistent.
 #include <cstddef>
 #include <cstdint>
+#include <string>
 #include <string_view>
 
 #include "env/version.h"
@@ -17,8 +18,13 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   archpatch::Result<Version> v = ParseVersion(version);
   if (v) {
     if (CompareVersions(*v, *v) != 0) __builtin_trap();
-    archpatch::Result<Version> again = ParseVersion(v->str());  // the normal form parses to itself
-    if (!again || CompareVersions(*v, *again) != 0) __builtin_trap();
+    // The normal form parses to itself, unless normalising ("c" -> "rc0") took it over the bound
+    // on what a version may be (found by this fuzzer: a 255-byte "2.2.4c.dev3+..." grows to 257).
+    const std::string normal = v->str();
+    if (normal.size() <= kMaxVersionBytes) {
+      archpatch::Result<Version> again = ParseVersion(normal);
+      if (!again || CompareVersions(*v, *again) != 0) __builtin_trap();
+    }
   }
   archpatch::Result<SpecifierSet> set = SpecifierSet::Parse(spec);
   if (set) {
