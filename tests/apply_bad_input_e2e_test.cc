@@ -32,16 +32,15 @@ TEST_P(ApplyBadInput, ClearMessageAndNothingChanged) {
   EXPECT_FALSE(std::filesystem::exists(env.site() / ".archpatch/manifest.json"));
 }
 
-INSTANTIATE_TEST_SUITE_P(
-    Store, ApplyBadInput,
-    testing::Values(BadCase{"RuleMatchingNothing", "minipkg-nomatch", 3, "archpatch: error: "},
-                    BadCase{"VersionOutsideRange", "minipkg-old", 3, "1.0.0"},
-                    BadCase{"MissingDistribution", "missing-dist", 3, "not-installed-pkg"},
-                    BadCase{"DotDotPath", "escape", 2, "../outside.py"},
-                    BadCase{"AbsolutePath", "absolute", 2, "/etc/hostname"},
-                    BadCase{"SymlinkOutOfSitePackages", "linked", 3, "minipkg/outlink"},
-                    BadCase{"BinaryFile", "binary", 3, "minipkg/data/kernel.so"}),
-    [](const testing::TestParamInfo<BadCase>& info) { return info.param.name; });
+INSTANTIATE_TEST_SUITE_P(Store, ApplyBadInput,
+                         testing::Values(BadCase{"RuleMatchingNothing", "minipkg-nomatch", 3, "archpatch: error: "},
+                                         BadCase{"VersionOutsideRange", "minipkg-old", 3, "1.0.0"},
+                                         BadCase{"MissingDistribution", "missing-dist", 3, "not-installed-pkg"},
+                                         BadCase{"DotDotPath", "escape", 2, "../outside.py"},
+                                         BadCase{"AbsolutePath", "absolute", 2, "/etc/hostname"},
+                                         BadCase{"SymlinkOutOfSitePackages", "linked", 3, "minipkg/outlink"},
+                                         BadCase{"BinaryFile", "binary", 3, "minipkg/data/kernel.so"}),
+                         [](const testing::TestParamInfo<BadCase>& info) { return info.param.name; });
 
 TEST(ApplyBadInput, ReadOnlyFileIsRefusedBeforeAnyWrite) {
   StoreEnv env;

@@ -21,8 +21,8 @@ bool HasBothEdits(const StoreEnv& env) {
 TEST(TwoRulesOneFileE2e, TogetherTheyApplyAndCheckModeAgrees) {
   StoreEnv env;
   auto original = Snapshot(env.site());
-  RunResult check = env.Run({"apply", "--rule", Rule("minipkg-widen"), "--rule", Rule("minipkg-other"), "--check",
-                             "--json"});
+  RunResult check =
+      env.Run({"apply", "--rule", Rule("minipkg-widen"), "--rule", Rule("minipkg-other"), "--check", "--json"});
   ASSERT_EQ(check.exit_code, 0) << check.err;
   EXPECT_EQ(Snapshot(env.site()), original);
   RunResult r = env.Run({"apply", "--rule", Rule("minipkg-widen"), "--rule", Rule("minipkg-other"), "--json"});
@@ -69,10 +69,11 @@ TEST(TwoRulesOneFileE2e, ConcurrentAppliesOfDifferentRulesOnOneFileBothSucceed) 
     StoreEnv env;
     const std::string site = ShellQuote(env.site().string());
     auto apply = [&](const std::string& rule) {
-      return env.Env() + bin + " apply --rule " + ShellQuote(Rule(rule)) + " --site-packages " + site + " >/dev/null 2>&1";
+      return env.Env() + bin + " apply --rule " + ShellQuote(Rule(rule)) + " --site-packages " + site +
+             " >/dev/null 2>&1";
     };
-    const std::string cmd = apply("minipkg-widen") + " & " + apply("minipkg-other") +
-                            "; b=$?; wait $!; a=$?; echo $a $b; exit $((a + b))";
+    const std::string cmd =
+        apply("minipkg-widen") + " & " + apply("minipkg-other") + "; b=$?; wait $!; a=$?; echo $a $b; exit $((a + b))";
     ASSERT_EQ(std::system(("bash -c " + ShellQuote(cmd) + " >/dev/null").c_str()), 0) << "round " << round;
     EXPECT_TRUE(HasBothEdits(env)) << "round " << round;
     ASSERT_EQ(env.Manifest()["entries"].size(), 2u) << "round " << round;
@@ -121,8 +122,8 @@ TEST(LockFileE2e, ARefusedOrNothingToDoApplyLeavesNoStateFolder) {
   EXPECT_EQ(refused.exit_code, 3) << refused.err;
   EXPECT_NE(refused.err.find("read-only"), std::string::npos) << refused.err;
   EXPECT_FALSE(std::filesystem::exists(env.site() / ".archpatch"));
-  std::filesystem::permissions(env.file("minipkg/jit.py"), std::filesystem::perms::owner_read |
-                                                            std::filesystem::perms::owner_write);
+  std::filesystem::permissions(env.file("minipkg/jit.py"),
+                               std::filesystem::perms::owner_read | std::filesystem::perms::owner_write);
   RunResult nomatch = env.Run({"apply", "--rule", Rule("minipkg-nomatch")});
   EXPECT_EQ(nomatch.exit_code, 3) << nomatch.err;
   EXPECT_FALSE(std::filesystem::exists(env.site() / ".archpatch"));

@@ -44,7 +44,8 @@ TEST(Audit, TrapsInCommentsAndStringsAreNotReported) {
 }
 
 TEST(Audit, HumanOutputSaysWhatTheGateMeans) {
-  RunResult r = RunArchpatch({"audit", "--arch", "sm_120", "--each", "tests/fixtures/cuda/norm_pdl.cuh"}, "NO_COLOR=1 ");
+  RunResult r =
+      RunArchpatch({"audit", "--arch", "sm_120", "--each", "tests/fixtures/cuda/norm_pdl.cuh"}, "NO_COLOR=1 ");
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_NE(r.out.find("tests/fixtures/cuda/norm_pdl.cuh:10:5: cuda-gate: #if (__CUDA_ARCH__ >= 900 && "
                        "__CUDA_ARCH__ < 1200)\n"),
@@ -58,8 +59,8 @@ TEST(Audit, HumanOutputSaysWhatTheGateMeans) {
 
 TEST(Audit, AgainstLimitsTheComparison) {
   // sm_120 vs sm_121 only: the `< 1200` bound excludes both, so nothing is reported.
-  RunResult r = RunArchpatch({"audit", "--arch", "sm_120", "--against", "sm_121", "--json",
-                              "tests/fixtures/cuda/norm_pdl.cuh"});
+  RunResult r =
+      RunArchpatch({"audit", "--arch", "sm_120", "--against", "sm_121", "--json", "tests/fixtures/cuda/norm_pdl.cuh"});
   EXPECT_EQ(r.exit_code, 0) << r.out;
   nlohmann::json doc = nlohmann::json::parse(r.out);
   EXPECT_EQ(doc["against"], nlohmann::json({"sm_121"}));
@@ -154,16 +155,17 @@ TEST(AuditEnvironment, ReportsGatesRecordMismatchesAndBinaries) {
             std::string::npos)
       << text.err;
 
-  RunResult off = RunArchpatch({"audit", "--arch", "sm_120", "--site-packages", dir.path().string(), "--json",
-                                "--no-binaries"});
+  RunResult off =
+      RunArchpatch({"audit", "--arch", "sm_120", "--site-packages", dir.path().string(), "--json", "--no-binaries"});
   EXPECT_FALSE(nlohmann::json::parse(off.out).contains("binaries"));
 }
 
 TEST(AuditEnvironment, RefusesPathsAndAnEnvironmentTogether) {
   RunResult r = RunArchpatch({"audit", "--arch", "sm_120", "--site-packages", "/tmp", "examples/minipkg"});
   EXPECT_EQ(r.exit_code, 2);
-  EXPECT_EQ(r.err, "archpatch: error: audit: give PATHs or an environment (--python, --site-packages, --root), "
-                   "not both\n");
+  EXPECT_EQ(r.err,
+            "archpatch: error: audit: give PATHs or an environment (--python, --site-packages, --root), "
+            "not both\n");
 }
 
 }  // namespace

@@ -52,8 +52,9 @@ TEST(AuditGroups, SarifIsValid210) {
   if (WEXITSTATUS(status) == 77) GTEST_SKIP() << "python3-jsonschema is not installed";
   EXPECT_EQ(WEXITSTATUS(status), 0) << r.out;
   nlohmann::json doc = nlohmann::json::parse(r.out);
-  EXPECT_EQ(doc["runs"][0]["results"].size(), nlohmann::json::parse(
-      RunArchpatch({"audit", "--arch", "sm_120", "--json", kExample}).out)["groups"].size());
+  EXPECT_EQ(
+      doc["runs"][0]["results"].size(),
+      nlohmann::json::parse(RunArchpatch({"audit", "--arch", "sm_120", "--json", kExample}).out)["groups"].size());
 }
 
 TEST(AuditGroups, JsonAndSarifTogetherAreRefused) {

@@ -14,8 +14,9 @@ class AuditBinaries : public ::testing::Test {
   void SetUp() override {
     if (!bt::HaveNvcc()) GTEST_SKIP() << "nvcc not found at " << bt::kNvcc;
     std::filesystem::create_directories(dir_.path() / "pkg");
-    std::filesystem::copy_file(bt::SharedObject("a", "-gencode arch=compute_90a,code=[sm_90a,compute_90a] "
-                                                     "-gencode arch=compute_100a,code=sm_100a"),
+    std::filesystem::copy_file(bt::SharedObject("a",
+                                                "-gencode arch=compute_90a,code=[sm_90a,compute_90a] "
+                                                "-gencode arch=compute_100a,code=sm_100a"),
                                dir_.path() / "pkg/_hopper.so");
     std::filesystem::copy_file(bt::SharedObject("ptxonly", "-gencode arch=compute_80,code=compute_80"),
                                dir_.path() / "pkg/_jit.so");
@@ -27,7 +28,8 @@ TEST_F(AuditBinaries, BinariesOnlyReportsEachFileAndTotalsAndExitsOneOnNoImage) 
   RunResult r = RunArchpatch({"audit", "--arch", "sm_120", "--binaries-only", dir_.path().string()});
   EXPECT_EQ(r.exit_code, 1) << r.err;
   EXPECT_NE(r.out.find("  no-image  pkg/_hopper.so\n            sass: sm_90a sm_100a; ptx: compute_90a\n"),
-            std::string::npos) << r.out;
+            std::string::npos)
+      << r.out;
   EXPECT_NE(r.out.find("  ptx-jit   pkg/_jit.so\n"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("total: sm_120: 2 files: 0 native, 1 ptx-jit, 1 no-image\n"), std::string::npos) << r.out;
 }

@@ -30,14 +30,13 @@ TEST(CacheSafetyE2e, TheHomeFolderUnderAnotherNameIsRefused) {
   const fs::path home = dir.path() / "home", link = dir.path() / "homelink";
   WriteFile(home / "notes.txt", "my files\n");
   fs::create_directory_symlink(home, link);
-  RunResult r = RunArchpatch({"caches", "clear", "triton"},
-                             "HOME=" + Quoted(link) + " TRITON_CACHE_DIR=" + Quoted(home) + " ");
+  RunResult r =
+      RunArchpatch({"caches", "clear", "triton"}, "HOME=" + Quoted(link) + " TRITON_CACHE_DIR=" + Quoted(home) + " ");
   EXPECT_EQ(r.exit_code, 3) << r.out << r.err;
   EXPECT_NE(r.out.find("it is the home folder or contains it"), std::string::npos) << r.out;
   EXPECT_EQ(ReadFile(home / "notes.txt"), "my files\n");
   // The other way round: the cache named through a link to the home folder.
-  r = RunArchpatch({"caches", "clear", "triton"},
-                   "HOME=" + Quoted(home) + " TRITON_CACHE_DIR=" + Quoted(link) + " ");
+  r = RunArchpatch({"caches", "clear", "triton"}, "HOME=" + Quoted(home) + " TRITON_CACHE_DIR=" + Quoted(link) + " ");
   EXPECT_EQ(r.exit_code, 3) << r.out << r.err;
   EXPECT_EQ(ReadFile(home / "notes.txt"), "my files\n");
 }

@@ -23,8 +23,7 @@ TEST(Cli, ArchesListsTheTableWithMacros) {
 TEST(Cli, UnknownOptionIsAUsageError) {
   RunResult r = RunArchpatch({"arches", "--jsno"});
   EXPECT_EQ(r.exit_code, 2);
-  EXPECT_NE(r.err.find("archpatch: error: arches: unrecognised option '--jsno'"), std::string::npos)
-      << r.err;
+  EXPECT_NE(r.err.find("archpatch: error: arches: unrecognised option '--jsno'"), std::string::npos) << r.err;
 }
 
 }  // namespace

@@ -80,9 +80,8 @@ TEST(DeployRules, FlashInferRuleOnAFixedReleaseIsSatisfied) {
   TempDir dir;
   fs::path site = CopyTree(dir, kSource / "rules/tests/flashinfer-trtllm-allreduce-sm12x/after");
   auto before = TreeBytes(site);
-  RunResult apply = RunArchpatch({"apply", "--rule", "flashinfer-trtllm-allreduce-sm12x", "--site-packages",
-                                  site.string()},
-                                 Env(dir));
+  RunResult apply = RunArchpatch(
+      {"apply", "--rule", "flashinfer-trtllm-allreduce-sm12x", "--site-packages", site.string()}, Env(dir));
   EXPECT_EQ(apply.exit_code, 1) << apply.out << apply.err;
   EXPECT_EQ(TreeBytes(site), before);
 }
@@ -133,8 +132,7 @@ TEST(DeployAnsibleModule, ReportsChangedOnlyWhenSomethingChanged) {
 
   nlohmann::json check = RunAsAnsibleModule(dir, args);
   EXPECT_EQ(check["changed"], true) << check.dump(2);
-  EXPECT_NE(check["diff"]["prepared"].get<std::string>().find("+        supported_major_versions="),
-            std::string::npos)
+  EXPECT_NE(check["diff"]["prepared"].get<std::string>().find("+        supported_major_versions="), std::string::npos)
       << check.dump(2);
   EXPECT_EQ(TreeBytes(site), original) << "check mode writes nothing";
 

@@ -89,7 +89,10 @@ std::set<std::string> ProjectMacros(const std::vector<Case>& cases) {
       if (std::isdigit(static_cast<unsigned char>(t[i])) || t[i] == '\'') {  // numbers, char literals
         const char open = t[i++];
         while (i < t.size() && (std::isalnum(static_cast<unsigned char>(t[i])) || t[i] == '\'' || t[i] == '\\')) {
-          if (open == '\'' && t[i] == '\'') { ++i; break; }
+          if (open == '\'' && t[i] == '\'') {
+            ++i;
+            break;
+          }
           ++i;
         }
       } else if (std::isupper(static_cast<unsigned char>(t[i])) || t[i] == '_') {
@@ -112,15 +115,18 @@ class EvalDifferentialTest : public ::testing::Test {
  protected:
   void SetUp() override {
     nvcc_ = FindNvcc();
-    if (nvcc_.empty()) GTEST_SKIP() << "nvcc not found ($NVCC unset, no /usr/local/cuda/bin/nvcc): differential test against nvcc skipped";
+    if (nvcc_.empty())
+      GTEST_SKIP()
+          << "nvcc not found ($NVCC unset, no /usr/local/cuda/bin/nvcc): differential test against nvcc skipped";
   }
 
   // Runs nvcc's device pass for `arch` over the corpus and compares; returns the agreements.
   int CompareWithNvcc(const std::vector<Case>& cases, const std::string& arch, const std::string& flags) {
     WriteFile(dir_.path() / "conds.cu", OracleSource(cases));
     const std::string out = (dir_.path() / "conds.ii").string();
-    const std::string cmd = "cd " + ShellQuote(dir_.path().string()) + " && " + ShellQuote(nvcc_) + " -gencode arch=" +
-                            ComputeName(arch) + ",code=" + arch + " --cuda -E " + flags + " conds.cu -o conds.ii";
+    const std::string cmd = "cd " + ShellQuote(dir_.path().string()) + " && " + ShellQuote(nvcc_) +
+                            " -gencode arch=" + ComputeName(arch) + ",code=" + arch + " --cuda -E " + flags +
+                            " conds.cu -o conds.ii";
     EXPECT_EQ(Shell(cmd), 0) << cmd;
     const std::vector<std::string> nvcc = OracleVerdicts(ReadFile(out), cases.size());
     int agreed = 0;
@@ -151,9 +157,14 @@ TEST_F(EvalDifferentialTest, AgreesWithNvccOnEveryArchWithProjectMacrosUndefined
 }
 
 TEST_F(EvalDifferentialTest, AgreesWithNvccWhenProjectMacrosAreDefined) {
-  const std::vector<std::string> defines = {"-DENABLE_BF16=1", "-DENABLE_FP8", "-DCUTLASS_ARCH_MMA_SM90_SUPPORTED=1",
-                                            "-DFLASHINFER_VERSION=2", "-DSGL_KERNEL_ARCH=1000 + 0",
-                                            "-DPROJECT_MAX_SM=1000", "-DVLLM_FP8_SUPPORTED=0", "-DUSE_ROCM="};
+  const std::vector<std::string> defines = {"-DENABLE_BF16=1",
+                                            "-DENABLE_FP8",
+                                            "-DCUTLASS_ARCH_MMA_SM90_SUPPORTED=1",
+                                            "-DFLASHINFER_VERSION=2",
+                                            "-DSGL_KERNEL_ARCH=1000 + 0",
+                                            "-DPROJECT_MAX_SM=1000",
+                                            "-DVLLM_FP8_SUPPORTED=0",
+                                            "-DUSE_ROCM="};
   const std::vector<Case> cases = ArchpatchVerdicts(defines);
   std::string flags;
   for (const std::string& d : defines) flags += " " + ShellQuote(d);
@@ -162,15 +173,20 @@ TEST_F(EvalDifferentialTest, AgreesWithNvccWhenProjectMacrosAreDefined) {
     agreed += CompareWithNvcc(cases, arch, flags);
     total += cases.size();
   }
-  std::cout << "differential: with -D project macros, archpatch agrees with nvcc on " << agreed << " of " << total << "\n";
+  std::cout << "differential: with -D project macros, archpatch agrees with nvcc on " << agreed << " of " << total
+            << "\n";
 }
 
 // The macros of one device pass, as unifdef -D flags: the arch ones from `archpatch arches
 // --json`, and the compiler/runtime ones nvcc 13.0 defines in every pass.
 std::map<std::string, std::string> PassMacros(const nlohmann::json& arch_entry) {
   std::map<std::string, std::string> macros = {
-      {"__CUDACC__", "1"},          {"__NVCC__", "1"},           {"__CUDACC_VER_MAJOR__", "13"},
-      {"__CUDACC_VER_MINOR__", "0"}, {"__CUDACC_VER_BUILD__", "88"}, {"CUDART_VERSION", "13000"},
+      {"__CUDACC__", "1"},
+      {"__NVCC__", "1"},
+      {"__CUDACC_VER_MAJOR__", "13"},
+      {"__CUDACC_VER_MINOR__", "0"},
+      {"__CUDACC_VER_BUILD__", "88"},
+      {"CUDART_VERSION", "13000"},
       {"__cplusplus", "201703L"},
   };
   for (const auto& [name, value] : arch_entry["macros"].items()) {
@@ -210,7 +226,8 @@ TEST(EvalUnifdefTest, AgreesWithUnifdefWhereUnifdefDecides) {
       if (!pass.count(name)) flags += " -U" + name;
     }
     const std::string out = (dir.path() / "out.c").string();
-    const int rc = Shell("unifdef" + flags + " -o " + ShellQuote(out) + " " + ShellQuote((dir.path() / "conds.c").string()));
+    const int rc =
+        Shell("unifdef" + flags + " -o " + ShellQuote(out) + " " + ShellQuote((dir.path() / "conds.c").string()));
     ASSERT_TRUE(rc == 0 || rc == 1) << "unifdef failed (exit " << rc << ") for " << arch;
     const std::vector<std::string> unifdef = OracleVerdicts(ReadFile(out), cases.size());
     for (size_t i = 0; i < cases.size(); ++i) {

@@ -7,8 +7,8 @@ namespace archpatch::e2e {
 namespace {
 
 TEST(EvalE2E, PrintsOneLinePerExpressionWithTheVerdictPerArch) {
-  RunResult r = RunArchpatch({"eval", "--arch", "sm_90a,sm_120", "defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 1200",
-                              "defined(ENABLE_FP8)"});
+  RunResult r = RunArchpatch(
+      {"eval", "--arch", "sm_90a,sm_120", "defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 1200", "defined(ENABLE_FP8)"});
   EXPECT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(r.out,
             "defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 1200: sm_90a=true sm_120=false\n"
@@ -33,8 +33,8 @@ TEST(EvalE2E, JsonLinesAndMacroFlags) {
 }
 
 TEST(EvalE2E, UndefUnknownMakesUnlistedMacrosUndefined) {
-  RunResult r = RunArchpatch({"eval", "--undef-unknown", "--arch", "sm_120", "UNLISTED || __CUDA_ARCH__ == 1200",
-                              "defined(UNLISTED)"});
+  RunResult r = RunArchpatch(
+      {"eval", "--undef-unknown", "--arch", "sm_120", "UNLISTED || __CUDA_ARCH__ == 1200", "defined(UNLISTED)"});
   EXPECT_EQ(r.exit_code, 0);
   EXPECT_EQ(r.out, "UNLISTED || __CUDA_ARCH__ == 1200: sm_120=true\ndefined(UNLISTED): sm_120=false\n");
 }
@@ -52,12 +52,14 @@ TEST(EvalE2E, MalformedExpressionPointsAtTheColumnAndTheOthersStillPrint) {
 TEST(EvalE2E, ExpressionFileErrorsNameTheFileAndLine) {
   TempDir dir;
   const auto file = dir.path() / "conds.txt";
-  WriteFile(file, "# gates to check\n#if __CUDA_ARCH__ >= 1000\n\n__CUDA_ARCH__ >= 900 && \\\n  __CUDA_ARCH__ < < 1200\n");
+  WriteFile(file,
+            "# gates to check\n#if __CUDA_ARCH__ >= 1000\n\n__CUDA_ARCH__ >= 900 && \\\n  __CUDA_ARCH__ < < 1200\n");
   RunResult r = RunArchpatch({"eval", "--arch", "sm_100a", "--json", "--expr-file", file.string()});
   EXPECT_EQ(r.exit_code, 2);
-  EXPECT_EQ(r.err, "archpatch: error: " + file.string() + ":5:19: expected an expression before '<'\n"
-                   "    __CUDA_ARCH__ < < 1200\n"
-                   "                    ^\n");
+  EXPECT_EQ(r.err, "archpatch: error: " + file.string() +
+                       ":5:19: expected an expression before '<'\n"
+                       "    __CUDA_ARCH__ < < 1200\n"
+                       "                    ^\n");
   std::istringstream lines(r.out);
   std::string first, second;
   std::getline(lines, first);

@@ -16,8 +16,8 @@ namespace fs = std::filesystem;
 const fs::path kTree = fs::path(ARCHPATCH_SOURCE_DIR) / "tests/fixtures/hazard/tree";
 
 TEST(HazardAudit, ReadsWellToSomeoneWhoDeploysModels) {
-  RunResult r = RunArchpatch({"audit", "--arch", "sm_120", "--undef-unknown", "--each", "--show-all",
-                              "tests/fixtures/hazard/tree"});
+  RunResult r = RunArchpatch(
+      {"audit", "--arch", "sm_120", "--undef-unknown", "--each", "--show-all", "tests/fixtures/hazard/tree"});
   EXPECT_EQ(r.exit_code, 1) << r.err;
   EXPECT_NE(r.out.find("empty-kernel: allreduce_fusion_kernel"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("On sm_120 this kernel compiles to an empty body: it would run and return garbage without "
@@ -66,9 +66,10 @@ class HazardApply : public ::testing::Test {
     WriteFile(site_ / "pkg-1.0.dist-info/RECORD", "");
     WriteRule("pkg-python-only", kPythonEdit);
     WriteRule("pkg-both", std::string(kPythonEdit) + kCudaEdit);
-    WriteRule("pkg-tcgen05", "  - file: pkg/include/blackwell_mma.cuh\n"
-                             "    cuda-gate: {macro: __CUDA_ARCH__, strategy: drop-bound}\n"
-                             "    expect: 1\n");
+    WriteRule("pkg-tcgen05",
+              "  - file: pkg/include/blackwell_mma.cuh\n"
+              "    cuda-gate: {macro: __CUDA_ARCH__, strategy: drop-bound}\n"
+              "    expect: 1\n");
   }
 
   void WriteRule(const std::string& id, const std::string& edits) {
@@ -104,9 +105,11 @@ TEST_F(HazardApply, WideningOnlyThePythonGateIsRefusedAndChangesNothing) {
   EXPECT_NE(r.err.find("refusing to apply: the plan has hazards (nothing was changed; --allow-hazard applies anyway)"),
             std::string::npos)
       << r.err;
-  EXPECT_NE(r.err.find("pkg/include/allreduce_fusion.cuh:11:17: kernel 'allreduce_fusion_kernel' (built by pkg/jit/comm.py): On "
-                       "sm_120 this kernel compiles to an empty body"),
-            std::string::npos)
+  EXPECT_NE(
+      r.err.find(
+          "pkg/include/allreduce_fusion.cuh:11:17: kernel 'allreduce_fusion_kernel' (built by pkg/jit/comm.py): On "
+          "sm_120 this kernel compiles to an empty body"),
+      std::string::npos)
       << r.err;
   EXPECT_EQ(ReadFile(site_ / "pkg/jit/comm.py"), before);
   EXPECT_FALSE(fs::exists(site_ / ".archpatch/manifest.json"));
@@ -144,7 +147,8 @@ TEST_F(HazardApply, DryRunShowsTheBlastRadiusAndApplyVerifyProvesAndRecordsIt) {
   }
   EXPECT_TRUE(recorded) << manifest.dump(2);
 
-  RunResult proof = RunArchpatch({"verify", "--proof", "--site-packages", site_.string(), "--proof-engine", "libclang"});
+  RunResult proof =
+      RunArchpatch({"verify", "--proof", "--site-packages", site_.string(), "--proof-engine", "libclang"});
   EXPECT_EQ(proof.exit_code, 0) << proof.out << proof.err;
   EXPECT_NE(proof.out.find("proof: pkg/include/allreduce_fusion.cuh: proven with libclang: the edit turns the block "
                            "on for sm_120"),

@@ -114,7 +114,8 @@ TEST(InputE2e, ASecondYamlDocumentInARuleIsRefusedAtItsPlace) {
   RunResult r = RunArchpatch({"rules", "check", rule.string()});
   EXPECT_EQ(r.exit_code, 2) << r.out << r.err;
   EXPECT_EQ(r.err, fmt::format("archpatch: error: {}:{}:1: a second YAML document; a file holds one (put each "
-                               "rule in its own file)\n", rule.string(), lines + 1));
+                               "rule in its own file)\n",
+                               rule.string(), lines + 1));
 }
 
 // --- item 10: exponential globs -------------------------------------------------------------------
@@ -145,7 +146,8 @@ TEST(InputE2e, AFileNamedLikeTheCommandIsNeverModuleArguments) {
   const fs::path work = dir.path() / "work";
   fs::create_directories(work);
   // The planted file even carries Ansible's keys: a command name is always the command.
-  const nlohmann::json planted = {{"state", "absent"}, {"site_packages", site.string()}, {"_ansible_check_mode", false}};
+  const nlohmann::json planted = {
+      {"state", "absent"}, {"site_packages", site.string()}, {"_ansible_check_mode", false}};
   WriteFile(work / "status", planted.dump());
   RunResult r = RunIn(work, {"status"}, HomeEnv(dir));
   EXPECT_EQ(r.out.find("\"rc\""), std::string::npos) << "answered as a module: " << r.out;
@@ -157,8 +159,11 @@ TEST(InputE2e, AFileNamedLikeTheCommandIsNeverModuleArguments) {
   EXPECT_NE(r.err.find("unknown command 'args'"), std::string::npos) << r.err;
   EXPECT_EQ(ReadFile(site / "minifi/jit/comm.py"), patched);
   // Ansible's own form reverts.
-  WriteFile(work / "args", nlohmann::json{{"state", "absent"}, {"site_packages", site.string()},
-                                          {"_ansible_module_name", "archpatch"}, {"_ansible_check_mode", false}}.dump());
+  WriteFile(work / "args", nlohmann::json{{"state", "absent"},
+                                          {"site_packages", site.string()},
+                                          {"_ansible_module_name", "archpatch"},
+                                          {"_ansible_check_mode", false}}
+                               .dump());
   r = RunIn(work, {(work / "args").string()}, HomeEnv(dir));
   EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
   EXPECT_EQ(nlohmann::json::parse(r.out, nullptr, false).value("changed", false), true) << r.out;
@@ -175,12 +180,16 @@ TEST(InputE2e, TheModuleCreatesNoFileInTmpSoNoPlantedSymlinkIsFollowed) {
   // The old module wrote $TMPDIR/archpatch-ansible-<pid>.out|.err; plant links for the next pids.
   int last = std::stoi(ReadFile("/proc/sys/kernel/ns_last_pid"));
   for (int pid = last + 1; pid <= last + 1000; ++pid) {
-    for (const char* ext : {".out", ".err"}) fs::create_symlink(victim, tmp / fmt::format("archpatch-ansible-{}{}", pid, ext));
+    for (const char* ext : {".out", ".err"})
+      fs::create_symlink(victim, tmp / fmt::format("archpatch-ansible-{}{}", pid, ext));
   }
   const size_t planted = std::distance(fs::directory_iterator(tmp), fs::directory_iterator());
   const fs::path args = dir.path() / "args";
-  WriteFile(args, nlohmann::json{{"rules", {kRule}}, {"site_packages", site.string()},
-                                 {"_ansible_module_name", "archpatch"}, {"_ansible_check_mode", false}}.dump());
+  WriteFile(args, nlohmann::json{{"rules", {kRule}},
+                                 {"site_packages", site.string()},
+                                 {"_ansible_module_name", "archpatch"},
+                                 {"_ansible_check_mode", false}}
+                      .dump());
   RunResult r = RunIn(dir.path(), {args.string()}, HomeEnv(dir) + "TMPDIR=" + ShellQuote(tmp.string()) + " ");
   EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
   EXPECT_EQ(nlohmann::json::parse(r.out, nullptr, false).value("changed", false), true) << r.out;

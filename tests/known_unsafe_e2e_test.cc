@@ -54,7 +54,8 @@ fs::path MakeSite(const TempDir& dir) {
 
 fs::path WriteRule(const TempDir& dir, const std::string& id, const std::string& edits) {
   const fs::path rule = dir.path() / (id + ".yaml");
-  WriteFile(rule, "id: " + id + "\nsummary: test\ndistribution: flashinfer-python\ntargets: [sm_120]\nedits:\n" + edits);
+  WriteFile(rule,
+            "id: " + id + "\nsummary: test\ndistribution: flashinfer-python\ntargets: [sm_120]\nedits:\n" + edits);
   return rule;
 }
 
@@ -73,7 +74,8 @@ TEST(KnownUnsafe, AuditSaysDoNotWidenNextToTheGate) {
   ASSERT_NE(line, std::string::npos) << r.out;
   EXPECT_LT(line - gate, 200u) << "the reason follows its gate: " << r.out;
   EXPECT_NE(r.out.find("because its GEMMs are precompiled TRT-LLM-gen batched-GEMM cubins built for sm100f", line),
-            std::string::npos) << r.out;
+            std::string::npos)
+      << r.out;
   EXPECT_NE(r.out.find("[known-unsafe flashinfer-trtllm-gen-fused-moe]", line), std::string::npos) << r.out;
   // The launcher's check is on the list too; the SM103 CUTLASS builder is not.
   EXPECT_NE(r.out.find("TVM_FFI_ICHECK_EQ(major, 10)"), std::string::npos) << r.out;
@@ -118,8 +120,10 @@ TEST(KnownUnsafe, ApplyRefusesAndChangesNothingWhateverTheOptions) {
     args.insert(args.end(), extra.begin(), extra.end());
     RunResult r = RunArchpatch(args);
     EXPECT_EQ(r.exit_code, 3) << r.out << r.err;
-    EXPECT_NE(r.err.find("flashinfer/jit/fused_moe.py:14:34: rule 'widen-trtllm-moe' edit 1 changes 'supported_major_versions=[10]'"),
-              std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("flashinfer/jit/fused_moe.py:14:34: rule 'widen-trtllm-moe' edit 1 changes "
+                         "'supported_major_versions=[10]'"),
+              std::string::npos)
+        << r.err;
     EXPECT_NE(r.err.find("do not widen: FlashInfer's TRT-LLM-gen fused MoE"), std::string::npos) << r.err;
     EXPECT_NE(r.err.find("Error occurred when running GEMM"), std::string::npos) << r.err;
     EXPECT_NE(r.err.find("nothing was changed"), std::string::npos) << r.err;
@@ -131,9 +135,10 @@ TEST(KnownUnsafe, ApplyRefusesAndChangesNothingWhateverTheOptions) {
 TEST(KnownUnsafe, ApplyRefusesAReplaceOfTheLauncherCheck) {
   TempDir dir;
   const fs::path site = MakeSite(dir);
-  const fs::path rule = WriteRule(dir, "widen-launcher",
-                                  "  - file: flashinfer/data/csrc/trtllm_fused_moe_kernel_launcher.cu\n    replace:\n"
-                                  "      old: \"TVM_FFI_ICHECK_EQ(major, 10)\"\n      new: \"TVM_FFI_ICHECK_GE(major, 10)\"\n");
+  const fs::path rule =
+      WriteRule(dir, "widen-launcher",
+                "  - file: flashinfer/data/csrc/trtllm_fused_moe_kernel_launcher.cu\n    replace:\n"
+                "      old: \"TVM_FFI_ICHECK_EQ(major, 10)\"\n      new: \"TVM_FFI_ICHECK_GE(major, 10)\"\n");
   const std::string before = ReadFile(site / "flashinfer" / "data" / "csrc" / "trtllm_fused_moe_kernel_launcher.cu");
   RunResult r = RunArchpatch({"apply", "--rule", rule.string(), "--site-packages", site.string()});
   EXPECT_EQ(r.exit_code, 3) << r.out << r.err;
@@ -144,16 +149,19 @@ TEST(KnownUnsafe, ApplyRefusesAReplaceOfTheLauncherCheck) {
 TEST(KnownUnsafe, AGateBesideItIsStillApplied) {
   TempDir dir;
   const fs::path site = MakeSite(dir);
-  const fs::path rule = WriteRule(dir, "widen-sm103-builder",
-                                  "  - file: flashinfer/jit/fused_moe.py\n    python-gate:\n"
-                                  "      scope: gen_cutlass_fused_moe_sm103_module\n      name: supported_major_versions\n");
+  const fs::path rule =
+      WriteRule(dir, "widen-sm103-builder",
+                "  - file: flashinfer/jit/fused_moe.py\n    python-gate:\n"
+                "      scope: gen_cutlass_fused_moe_sm103_module\n      name: supported_major_versions\n");
   RunResult r = RunArchpatch({"apply", "--rule", rule.string(), "--site-packages", site.string(), "--no-clear-cache"});
   EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
   const std::string after = ReadFile(site / "flashinfer" / "jit" / "fused_moe.py");
   EXPECT_NE(after.find("supported_major_versions=[10, 12]\n    )\n    return gen_jit_spec(\"fused_moe_103\""),
-            std::string::npos) << after;
+            std::string::npos)
+      << after;
   EXPECT_NE(after.find("supported_major_versions=[10]\n    )\n    return gen_jit_spec(\"fused_moe_trtllm_sm100\""),
-            std::string::npos) << after;
+            std::string::npos)
+      << after;
 }
 
 }  // namespace

@@ -56,8 +56,9 @@ TEST(RulesE2e, TestFailsWhenTheRuleNoLongerMatches) {
 TEST(RulesE2e, CheckReportsSchemaErrorsWithAPlace) {
   TempDir dir;
   const fs::path bad = dir.path() / "bad-rule.yaml";
-  WriteFile(bad, "id: bad-rule\nsummary: x\ndistribution: x\ntargets: [sm_120]\nedits:\n"
-                 "  - file: x.py\n    cuda-gate: {macro: __CUDA_ARCH__, strategy: widen}\n");
+  WriteFile(bad,
+            "id: bad-rule\nsummary: x\ndistribution: x\ntargets: [sm_120]\nedits:\n"
+            "  - file: x.py\n    cuda-gate: {macro: __CUDA_ARCH__, strategy: widen}\n");
   RunResult r = RunArchpatch({"rules", "check", bad.string(), kRulesDir + "/minipkg-sm12x.yaml"});
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_EQ(r.err, "archpatch: error: " + bad.string() +
@@ -88,7 +89,8 @@ TEST(RulesE2e, ShowSuggestsAnIdAndListGivesJson) {
   nlohmann::json list = nlohmann::json::parse(r.out);
   ASSERT_TRUE(list.is_array());
   // $ARCHPATCH_RULES_DIR comes first; the shipped rules follow, all sorted by id.
-  auto rule = std::find_if(list.begin(), list.end(), [](const nlohmann::json& r) { return r["id"] == "minipkg-sm12x"; });
+  auto rule =
+      std::find_if(list.begin(), list.end(), [](const nlohmann::json& r) { return r["id"] == "minipkg-sm12x"; });
   ASSERT_NE(rule, list.end()) << r.out;
   EXPECT_EQ((*rule)["distribution"], "minipkg");
   EXPECT_EQ((*rule)["targets"], nlohmann::json({"sm_120", "sm_121"}));

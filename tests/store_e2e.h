@@ -61,9 +61,7 @@ class StoreEnv {
     args.push_back(site().string());
     return RunArchpatch(args, Env(extra_env));
   }
-  nlohmann::json Manifest() const {
-    return nlohmann::json::parse(ReadFile(site() / ".archpatch/manifest.json"));
-  }
+  nlohmann::json Manifest() const { return nlohmann::json::parse(ReadFile(site() / ".archpatch/manifest.json")); }
 
  private:
   TempDir dir_;

@@ -17,8 +17,8 @@ TEST(CrashE2e, AfterEveryWriteStatusSeesItAndTheNextRunRollsBack) {
   for (int n = 0; n < 40 && completed_at < 0; ++n) {
     StoreEnv env;
     auto original = Snapshot(env.site());
-    RunResult crashed = env.Run({"apply", "--rule", Rule("minipkg-widen")},
-                                "ARCHPATCH_FAIL_AFTER_WRITES=" + std::to_string(n));
+    RunResult crashed =
+        env.Run({"apply", "--rule", Rule("minipkg-widen")}, "ARCHPATCH_FAIL_AFTER_WRITES=" + std::to_string(n));
     if (crashed.exit_code == 0) {
       completed_at = n;
       break;
@@ -34,7 +34,9 @@ TEST(CrashE2e, AfterEveryWriteStatusSeesItAndTheNextRunRollsBack) {
     }
     RunResult rollback = env.Run({"revert", "--all"});
     EXPECT_NE(rollback.exit_code, 3) << rollback.err;
-    if (journaled) EXPECT_NE(rollback.err.find("completed the apply of minipkg-widen"), std::string::npos) << n;
+    if (journaled) {
+      EXPECT_NE(rollback.err.find("completed the apply of minipkg-widen"), std::string::npos) << n;
+    }
     EXPECT_EQ(Snapshot(env.site()), original) << "after a crash at write " << n;
     EXPECT_FALSE(std::filesystem::exists(env.site() / ".archpatch/journal.json"));
   }
@@ -136,7 +138,8 @@ TEST(CachesE2e, ListAndClearByHand) {
 TEST(CachesE2e, RefusesTheHomeFolderAndRoot) {
   StoreEnv env;
   WriteFile(env.home() / "precious.txt", "keep");
-  RunResult r = RunArchpatch({"caches", "clear", "triton"}, env.Env("TRITON_CACHE_DIR=" + ShellQuote(env.home().string())));
+  RunResult r =
+      RunArchpatch({"caches", "clear", "triton"}, env.Env("TRITON_CACHE_DIR=" + ShellQuote(env.home().string())));
   EXPECT_EQ(r.exit_code, 3);
   EXPECT_NE(r.out.find("refusing to clear"), std::string::npos) << r.out;
   EXPECT_TRUE(std::filesystem::exists(env.home() / "precious.txt"));
@@ -161,8 +164,7 @@ TEST(VerifyE2e, ReportsFilesThatDifferFromRecordAndNamesArchpatchPatches) {
   EXPECT_EQ(drift.exit_code, 1);
   EXPECT_NE(drift.out.find("modified  minipkg 1.0.0  minipkg/__init__.py"), std::string::npos) << drift.out;
   EXPECT_NE(drift.out.find("missing   minipkg 1.0.0  minipkg/data/kernel.so"), std::string::npos) << drift.out;
-  EXPECT_NE(drift.out.find("patched   minipkg 1.0.0  minipkg/jit.py  (archpatch rule 'minipkg-py')"),
-            std::string::npos)
+  EXPECT_NE(drift.out.find("patched   minipkg 1.0.0  minipkg/jit.py  (archpatch rule 'minipkg-py')"), std::string::npos)
       << drift.out;
   RunResult unknown = env.Run({"verify", "--package", "nope"});
   EXPECT_EQ(unknown.exit_code, 2);
@@ -180,7 +182,8 @@ TEST(PycacheE2e, ImportSeesThePatchDespiteAnUncheckedHashPyc) {
   if (std::system("python3 -c pass >/dev/null 2>&1") != 0) GTEST_SKIP() << "python3 not found";
   StoreEnv env;
   std::string site = ShellQuote(env.site().string());
-  std::string compile = "cd " + site + " && python3 -c \"import py_compile as p; [p.compile('minipkg/jit.py', "
+  std::string compile = "cd " + site +
+                        " && python3 -c \"import py_compile as p; [p.compile('minipkg/jit.py', "
                         "optimize=o, invalidation_mode=p.PycInvalidationMode.UNCHECKED_HASH) for o in (0, 1, 2)]\"";
   ASSERT_EQ(std::system(compile.c_str()), 0);
   auto mtime = std::filesystem::last_write_time(env.file("minipkg/jit.py"));
@@ -189,8 +192,10 @@ TEST(PycacheE2e, ImportSeesThePatchDespiteAnUncheckedHashPyc) {
   std::filesystem::last_write_time(env.file("minipkg/jit.py"), mtime);
   EXPECT_TRUE(std::filesystem::is_empty(env.file("minipkg/__pycache__")));
   std::string out = env.dir() / "out.txt";
-  std::string import = "cd " + site + " && python3 -c 'import minipkg.jit as j; print(j.gen_module()[\"supported_major_versions\"])' > " +
-                       ShellQuote(out);
+  std::string import =
+      "cd " + site +
+      " && python3 -c 'import minipkg.jit as j; print(j.gen_module()[\"supported_major_versions\"])' > " +
+      ShellQuote(out);
   ASSERT_EQ(std::system(import.c_str()), 0);
   EXPECT_EQ(ReadFile(out), "[9, 10, 12]\n");
 }

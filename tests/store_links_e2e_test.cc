@@ -13,8 +13,8 @@ namespace {
 // Item 6: a symlinked .archpatch, backups/, lock, manifest.json or journal.json: apply and revert
 // refuse (or replace the link itself), and the link's target never gets a byte.
 TEST(StateLinksE2e, SymlinksInTheStateFolderAreNeverFollowed) {
-  for (const std::string link : {".archpatch", ".archpatch/backups", ".archpatch/lock",
-                                 ".archpatch/manifest.json", ".archpatch/journal.json"}) {
+  for (const std::string link :
+       {".archpatch", ".archpatch/backups", ".archpatch/lock", ".archpatch/manifest.json", ".archpatch/journal.json"}) {
     StoreEnv env;
     std::filesystem::path target = env.dir() / "target";
     std::filesystem::create_directories(target);
@@ -72,10 +72,13 @@ TEST(RaceE2e, AFolderSwappedForASymlinkAfterTheCheckIsNotWrittenThrough) {
   std::filesystem::copy(env.file("minipkg/include"), elsewhere / "include", std::filesystem::copy_options::recursive);
   const std::string header = ReadFile(elsewhere / "include/allreduce.cuh");
   std::string err;
-  int code = RunStoppedAt(env, {"apply", "--rule", Rule("minipkg-widen")}, 4, [&] {
-    std::filesystem::rename(env.file("minipkg/include"), env.dir() / "moved-include");
-    std::filesystem::create_directory_symlink(elsewhere / "include", env.file("minipkg/include"));
-  }, err);
+  int code = RunStoppedAt(
+      env, {"apply", "--rule", Rule("minipkg-widen")}, 4,
+      [&] {
+        std::filesystem::rename(env.file("minipkg/include"), env.dir() / "moved-include");
+        std::filesystem::create_directory_symlink(elsewhere / "include", env.file("minipkg/include"));
+      },
+      err);
   EXPECT_EQ(code, 3) << err;
   EXPECT_NE(err.find("is a symlink"), std::string::npos) << err;
   EXPECT_EQ(ReadFile(elsewhere / "include/allreduce.cuh"), header);
@@ -96,10 +99,13 @@ TEST(RaceE2e, TheStateFolderSwappedForASymlinkIsNotWrittenThrough) {
   std::filesystem::path elsewhere = env.dir() / "elsewhere";
   std::filesystem::create_directories(elsewhere);
   std::string err;
-  int code = RunStoppedAt(env, {"apply", "--rule", Rule("minipkg-widen")}, 1, [&] {
-    std::filesystem::remove(env.site() / ".archpatch/backups");
-    std::filesystem::create_directory_symlink(elsewhere, env.site() / ".archpatch/backups");
-  }, err);
+  int code = RunStoppedAt(
+      env, {"apply", "--rule", Rule("minipkg-widen")}, 1,
+      [&] {
+        std::filesystem::remove(env.site() / ".archpatch/backups");
+        std::filesystem::create_directory_symlink(elsewhere, env.site() / ".archpatch/backups");
+      },
+      err);
   EXPECT_EQ(code, 3) << err;
   EXPECT_TRUE(std::filesystem::is_empty(elsewhere));
   EXPECT_EQ(ReadFile(env.file("minipkg/jit.py")), ReadFile(StoreFixture("site-packages/minipkg/jit.py")));
@@ -121,11 +127,13 @@ TEST(ReadOnlyE2e, StatusAndVerifyWorkWithReadAccessOnly) {
     if (!lock_exists) std::filesystem::remove(env.site() / ".archpatch/lock");
     std::string out = (env.dir() / "out").string();
     int status = std::system(("cd / && " + env.Env() + as_reader + bin + " status --site-packages " + site + " >" +
-                              ShellQuote(out) + " 2>&1").c_str());
+                              ShellQuote(out) + " 2>&1")
+                                 .c_str());
     EXPECT_EQ(WEXITSTATUS(status), 0) << ReadFile(out);
     EXPECT_NE(ReadFile(out).find("minipkg-py"), std::string::npos) << ReadFile(out);
     status = std::system(("cd / && " + env.Env() + as_reader + bin + " verify --site-packages " + site + " >" +
-                          ShellQuote(out) + " 2>&1").c_str());
+                          ShellQuote(out) + " 2>&1")
+                             .c_str());
     EXPECT_NE(WEXITSTATUS(status), 3) << ReadFile(out);
     EXPECT_EQ(ReadFile(out).find("cannot open"), std::string::npos) << ReadFile(out);
     EXPECT_EQ(std::filesystem::exists(env.site() / ".archpatch/lock"), lock_exists);

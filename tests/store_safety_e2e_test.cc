@@ -18,8 +18,10 @@ std::map<std::string, std::string> SnapshotAll(const std::filesystem::path& root
 }
 
 std::string ReplaceRule(const std::string& id, const std::string& file) {
-  return "id: " + id + "\nsummary: edits archpatch's own state\nnotes: fixture\ndistribution: minipkg\n"
-         "targets: [sm_120]\nedits:\n  - file: \"" + file + "\"\n    replace:\n      old: \"a\"\n      new: \"b\"\n";
+  return "id: " + id +
+         "\nsummary: edits archpatch's own state\nnotes: fixture\ndistribution: minipkg\n"
+         "targets: [sm_120]\nedits:\n  - file: \"" +
+         file + "\"\n    replace:\n      old: \"a\"\n      new: \"b\"\n";
 }
 
 // Item 1: whatever the spelling, a rule naming .archpatch is refused by `rules check` and by
@@ -29,9 +31,9 @@ TEST(StateSafetyE2e, NoRuleCanEditArchpatchsOwnState) {
   ASSERT_EQ(env.Run({"apply", "--rule", Rule("minipkg-py")}).exit_code, 0);
   std::filesystem::create_directory_symlink("../.archpatch", env.file("minipkg/state"));
   int n = 0;
-  for (const char* file : {".archpatch/backups/*", ".archpatch/manifest.json", "./.archpatch/manifest.json",
-                           ".ARCHPATCH/manifest.json", "minipkg/../.archpatch/manifest.json",
-                           "minipkg/state/manifest.json", "minipkg/state/backups/*"}) {
+  for (const char* file :
+       {".archpatch/backups/*", ".archpatch/manifest.json", "./.archpatch/manifest.json", ".ARCHPATCH/manifest.json",
+        "minipkg/../.archpatch/manifest.json", "minipkg/state/manifest.json", "minipkg/state/backups/*"}) {
     std::filesystem::path rule = env.dir() / ("state" + std::to_string(++n) + ".yaml");
     WriteFile(rule, ReplaceRule("state" + std::to_string(n), file));
     auto before = SnapshotAll(env.site());
@@ -61,8 +63,8 @@ TEST(StateSafetyE2e, ManifestPathsAreCheckedLikeARulesBeforeRevertWrites) {
     std::filesystem::create_directory_symlink(env.dir() / "out", env.file("minipkg/out"));
     // The victim holds the patched bytes, so that a revert trusting the path would overwrite it.
     const std::string patched = ReadFile(env.file("minipkg/jit.py"));
-    std::filesystem::path victim = bad == "ABS" ? env.dir() / "abs/victim.py"
-                                   : bad.starts_with("..") ? env.dir() / "victim.py"
+    std::filesystem::path victim = bad == "ABS"                    ? env.dir() / "abs/victim.py"
+                                   : bad.starts_with("..")         ? env.dir() / "victim.py"
                                    : bad.starts_with(".archpatch") ? env.site() / ".archpatch/victim.py"
                                                                    : env.dir() / "out/victim.py";
     WriteFile(victim, patched);
@@ -89,10 +91,16 @@ TEST(StateSafetyE2e, APlantedJournalIsNotReplayed) {
   const std::string patched = ReadFile(env.file("minipkg/jit.py"));
   WriteFile(env.dir() / "victim.py", patched);
   json f = env.Manifest()["entries"][0]["files"][0];
-  json journal = {{"format", 1},          {"operation", "apply"}, {"transaction", "planted"},
-                  {"started_at", "now"}, {"rules", {"x"}},
-                  {"files", {{{"path", "../victim.py"}, {"original_sha256", f["original_sha256"]},
-                              {"patched_sha256", f["patched_sha256"]}, {"backup", f["backup"]}}}}};
+  json journal = {{"format", 1},
+                  {"operation", "apply"},
+                  {"transaction", "planted"},
+                  {"started_at", "now"},
+                  {"rules", {"x"}},
+                  {"files",
+                   {{{"path", "../victim.py"},
+                     {"original_sha256", f["original_sha256"]},
+                     {"patched_sha256", f["patched_sha256"]},
+                     {"backup", f["backup"]}}}}};
   WriteFile(env.site() / ".archpatch/journal.json", journal.dump());
   auto before = SnapshotAll(env.dir());
   RunResult r = env.Run({"apply", "--rule", Rule("minipkg-cuh")});
@@ -195,9 +203,12 @@ TEST(StateSafetyE2e, ADamagedManifestGivesExitThreeFromEveryCommand) {
   ASSERT_EQ(env.Run({"apply", "--rule", Rule("minipkg-py")}).exit_code, 0);
   WriteFile(env.site() / ".archpatch/manifest.json", "{\"format\": 1, \"entries\": [");
   auto before = SnapshotAll(env.site());
-  for (const std::vector<std::string>& cmd :
-       {std::vector<std::string>{"status"}, {"verify"}, {"revert", "--all"}, {"revert", "--rule", "minipkg-py"},
-        {"apply", "--rule", Rule("minipkg-cuh")}, {"apply", "--rule", Rule("minipkg-cuh"), "--dry-run"}}) {
+  for (const std::vector<std::string>& cmd : {std::vector<std::string>{"status"},
+                                              {"verify"},
+                                              {"revert", "--all"},
+                                              {"revert", "--rule", "minipkg-py"},
+                                              {"apply", "--rule", Rule("minipkg-cuh")},
+                                              {"apply", "--rule", Rule("minipkg-cuh"), "--dry-run"}}) {
     RunResult r = env.Run(cmd);
     EXPECT_EQ(r.exit_code, 3) << cmd[0] << " " << cmd.back() << r.err;
     EXPECT_NE(r.err.find("manifest.json"), std::string::npos) << r.err;

@@ -183,8 +183,10 @@ TEST(SuggestE2E, RefusesUnsafeUnknownAndKnownUnsafeRootCausesOneLineEach) {
   const fs::path site = MakeSite(dir), out = dir.path() / "out";
   RunResult r = Suggest(site, out);
   ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
-  const std::string umma = GroupOf(site, "umma.cuh"), build = GroupOf(site, "build.py"), moe = GroupOf(site, "fused_moe.py");
-  EXPECT_NE(r.out.find("refused " + umma + " demokern/data/include/demokern/umma.cuh:5:5 "), std::string::npos) << r.out;
+  const std::string umma = GroupOf(site, "umma.cuh"), build = GroupOf(site, "build.py"),
+                    moe = GroupOf(site, "fused_moe.py");
+  EXPECT_NE(r.out.find("refused " + umma + " demokern/data/include/demokern/umma.cuh:5:5 "), std::string::npos)
+      << r.out;
   EXPECT_NE(r.out.find("hardware-exclusive: sm_120 lacks tcgen05"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("refused " + build + " demokern/jit/build.py:6:"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("not known to be safe"), std::string::npos) << r.out;
@@ -199,20 +201,24 @@ TEST(SuggestE2E, RefusesFastPathsUnlessAskedAndOlderChipsPathsAndEditsThatReachT
   const std::string gemv = GroupOf(site, "gemv.cuh");
   RunResult r = Suggest(site, out);
   ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
-  EXPECT_NE(r.out.find("refused " + gemv + " demokern/data/include/demokern/gemv.cuh:5:5 "), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("refused " + gemv + " demokern/data/include/demokern/gemv.cuh:5:5 "), std::string::npos)
+      << r.out;
   EXPECT_NE(r.out.find("a fast path (sm_120 takes the #else at line 7, a generic path)"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("demokern/data/include/demokern/scan.cuh:4:5 'defined(__CUDA_ARCH__) && (__CUDA_ARCH__ < 800)': "
                        "only older chips take this path (the newest is sm_75)"),
-            std::string::npos) << r.out;
+            std::string::npos)
+      << r.out;
   EXPECT_EQ(ReadFile(out / (std::string(kRuleId) + ".yaml")).find("gemv.cuh"), std::string::npos);
 
   const fs::path out2 = dir.path() / "out2";
   RunResult fast = Suggest(site, out2, {"--fast-paths"});
   ASSERT_EQ(fast.exit_code, 0) << fast.out << fast.err;
   EXPECT_NE(ReadFile(out2 / (std::string(kRuleId) + ".yaml")).find("scope: gemv_tile"), std::string::npos);
-  EXPECT_NE(fast.out.find("demokern/data/include/demokern/scan.cuh:7:5 'defined(__CUDA_ARCH__) && (__CUDA_ARCH__ >= 900) "
-                          "&& (__CUDA_ARCH__ < 1200)': its edit would also change line 4"),
-            std::string::npos) << fast.out;
+  EXPECT_NE(
+      fast.out.find("demokern/data/include/demokern/scan.cuh:7:5 'defined(__CUDA_ARCH__) && (__CUDA_ARCH__ >= 900) "
+                    "&& (__CUDA_ARCH__ < 1200)': its edit would also change line 4"),
+      std::string::npos)
+      << fast.out;
   RunResult test = RunArchpatch({"rules", "test", "--dir", out2.string()});
   EXPECT_EQ(test.exit_code, 0) << test.out << test.err;
 }
@@ -264,7 +270,8 @@ TEST(SuggestE2E, RerunLeavesIdenticalFilesAndRefusesToOverwriteAChangedOne) {
   RunResult refused = Suggest(site, out);
   EXPECT_EQ(refused.exit_code, 3) << refused.out << refused.err;
   EXPECT_NE(refused.err.find("archpatch: error: refusing to overwrite: " + rule.string() + " exists and differs"),
-            std::string::npos) << refused.err;
+            std::string::npos)
+      << refused.err;
   EXPECT_EQ(ReadFile(rule), edited);
   EXPECT_FALSE(fs::exists(after)) << "nothing is written when one file conflicts";
 }
@@ -284,7 +291,8 @@ TEST(SuggestE2E, AllowUnknownDraftsThePythonGateToo) {
   }
   const std::string rule = ReadFile(out / (std::string(kRuleId) + ".yaml"));
   EXPECT_NE(rule.find("scope: gen_rmsnorm_module\n      name: supported_major_versions\n      add: major"),
-            std::string::npos) << rule;
+            std::string::npos)
+      << rule;
   EXPECT_NE(rule.find("NOT CHECKED"), std::string::npos) << rule;
   RunResult test = RunArchpatch({"rules", "test", "--dir", out.string()});
   EXPECT_EQ(test.exit_code, 0) << test.out << test.err;

@@ -19,8 +19,8 @@ namespace fs = std::filesystem;
 std::string StorePath(const plan::EditPlan& p, const plan::RulePlan& rule, const plan::FilePlan& file) {
   fs::path relative = (fs::path(rule.root) / file.path).lexically_relative(p.root);
   if (relative.empty() || *relative.begin() == "..") {
-    throw Fatal(fmt::format("'{}' lies outside '{}'; archpatch keeps one manifest per site-packages",
-                            file.path, p.root));
+    throw Fatal(
+        fmt::format("'{}' lies outside '{}'; archpatch keeps one manifest per site-packages", file.path, p.root));
   }
   return relative.generic_string();
 }
@@ -40,8 +40,7 @@ store::RuleChange ToChange(const plan::EditPlan& p, const plan::RulePlan& rule, 
   if (const env::Distribution* d = env.Find(rule.distribution)) e.installer = d->installer;
   for (const plan::FilePlan& file : rule.files) {
     const StagedFile* s = staged.Find(rule, file);
-    store::FileChange fc{StorePath(p, rule, file), file.sha256_before, s->after, {},
-                         assessment.RadiusOf(rule, file)};
+    store::FileChange fc{StorePath(p, rule, file), file.sha256_before, s->after, {}, assessment.RadiusOf(rule, file)};
     for (const plan::TextEdit& edit : file.edits) {
       fc.edits.push_back({edit.line, edit.before, edit.after, true, edit.begin, edit.end});
     }
@@ -53,20 +52,25 @@ store::RuleChange ToChange(const plan::EditPlan& p, const plan::RulePlan& rule, 
 // A rule the manifest already records; refused when its files changed since.
 RuleReport AlreadyApplied(store::StateDir& state, const store::Manifest& manifest, const store::Entry& entry) {
   if (!StillAsLeft(state, manifest, entry)) {
-    throw Fatal(fmt::format("rule '{}' is recorded as applied but its files changed since; run "
-                            "'archpatch revert --rule {}' first (nothing was changed)",
-                            entry.rule, entry.rule));
+    throw Fatal(
+        fmt::format("rule '{}' is recorded as applied but its files changed since; run "
+                    "'archpatch revert --rule {}' first (nothing was changed)",
+                    entry.rule, entry.rule));
   }
-  return {entry.rule, RuleOutcome::already_applied,
+  return {entry.rule,
+          RuleOutcome::already_applied,
           fmt::format("rule '{}' is already applied (since {}): nothing to do", entry.rule, entry.applied_at),
-          entry.files, {}};
+          entry.files,
+          {}};
 }
 
 RuleReport Satisfied(const plan::RulePlan& rule) {
-  return {rule.rule_id, RuleOutcome::satisfied,
+  return {rule.rule_id,
+          RuleOutcome::satisfied,
           fmt::format("rule '{}' is already satisfied by {} {}: nothing to do", rule.rule_id, rule.distribution,
                       rule.version),
-          {}, {}};
+          {},
+          {}};
 }
 
 RuleReport Changed(const store::Entry& e, bool dry_run) {
@@ -138,9 +142,10 @@ ApplyFailure RollBack(store::StateDir& state, const store::TransactionOptions& o
       }
     }
   }
-  f.message = fmt::format("{}; rolling back failed too ({}): {} file(s) are still patched and the journal is kept: "
-                          "the next 'archpatch apply' or 'archpatch revert' rolls them back",
-                          cause, r.error().str(), f.patched.size());
+  f.message = fmt::format(
+      "{}; rolling back failed too ({}): {} file(s) are still patched and the journal is kept: "
+      "the next 'archpatch apply' or 'archpatch revert' rolls them back",
+      cause, r.error().str(), f.patched.size());
   return f;
 }
 
@@ -184,7 +189,8 @@ void Transact(store::StateDir& state, std::vector<store::RuleChange> changes, co
                                                : "the journal is left behind; the next archpatch run removes it"));
   }
   for (const store::Entry& e : recorded) {
-    auto r = std::find_if(report.rules.begin(), report.rules.end(), [&](const RuleReport& x) { return x.id == e.rule; });
+    auto r =
+        std::find_if(report.rules.begin(), report.rules.end(), [&](const RuleReport& x) { return x.id == e.rule; });
     *r = Changed(e, report.dry_run);
   }
 }
@@ -209,8 +215,8 @@ void Run(store::Disk& disk, const fs::path& root, const ApplyRequest& req, Apply
       report.rules.push_back(Satisfied(rule));
     } else {
       // Until the transaction records it (Transact).
-      report.rules.push_back({rule.rule_id, RuleOutcome::not_applied,
-                              fmt::format("rule '{}' was not applied", rule.rule_id), {}, {}});
+      report.rules.push_back(
+          {rule.rule_id, RuleOutcome::not_applied, fmt::format("rule '{}' was not applied", rule.rule_id), {}, {}});
       pending.rules.push_back(rule);
     }
   }

@@ -37,7 +37,8 @@ class LoggingDisk : public store::FakeDisk {
 // Every node of a FakeDisk as "kind:bytes", to compare whole disks.
 std::map<std::filesystem::path, std::string> Contents(const store::FakeDisk& disk) {
   std::map<std::filesystem::path, std::string> out;
-  for (const auto& [path, node] : disk.nodes()) out[path] = std::to_string(static_cast<int>(node.kind)) + ":" + node.bytes;
+  for (const auto& [path, node] : disk.nodes())
+    out[path] = std::to_string(static_cast<int>(node.kind)) + ":" + node.bytes;
   return out;
 }
 
@@ -46,8 +47,9 @@ plan::RulePlan ReplaceRule(const std::string& id, const std::string& path, const
                            const std::string& old, const std::string& now) {
   const size_t at = bytes.find(old);
   EXPECT_NE(at, std::string::npos) << old;
-  plan::TextEdit e{at, at + old.size(), old, now, 1 + static_cast<int>(std::count(bytes.begin(), bytes.begin() + at, '\n')),
-                   1, 0, "replace", "test"};
+  plan::TextEdit e{
+      at, at + old.size(), old,   now, 1 + static_cast<int>(std::count(bytes.begin(), bytes.begin() + at, '\n')), 1,
+      0,  "replace",       "test"};
   plan::FilePlan file{path, env::Sha256Hex(bytes), "", {e}};
   file.sha256_after = env::Sha256Hex(plan::ApplyEdits(bytes, file));
   plan::RulePlan rule;
@@ -155,8 +157,8 @@ TEST(Apply, TheExclusiveLockIsTakenBeforeAnythingIsReadAndHeldToTheEnd) {
   f.events.clear();
   f.Run({Second(f.Jit())}, DryRun::yes);
   EXPECT_EQ(f.events.front(), "lock shared");
-  EXPECT_EQ(std::count_if(f.events.begin(), f.events.end(), [](const std::string& e) { return e.starts_with("write"); }),
-            0);
+  EXPECT_EQ(
+      std::count_if(f.events.begin(), f.events.end(), [](const std::string& e) { return e.starts_with("write"); }), 0);
 }
 
 TEST(Apply, EachPlannedFileIsReadOnceThroughTheDisk) {
@@ -216,7 +218,12 @@ TEST(Status, AHalfDoneTransactionIsDriftAndSaysWhetherItCommitted) {
   Fixture f;
   store::StateDir state(f.disk, kSite);
   ASSERT_TRUE(state.Create());
-  ASSERT_TRUE(state.SaveJournal({"apply", "t1", "now", {"first"}, {{kJit, env::Sha256Hex(kJitBefore), env::Sha256Hex("patched"), "backups/" + env::Sha256Hex(kJitBefore), std::nullopt}}}));
+  ASSERT_TRUE(state.SaveJournal({"apply",
+                                 "t1",
+                                 "now",
+                                 {"first"},
+                                 {{kJit, env::Sha256Hex(kJitBefore), env::Sha256Hex("patched"),
+                                   "backups/" + env::Sha256Hex(kJitBefore), std::nullopt}}}));
   f.events.clear();
   StatusReport s = f.Status();
   ASSERT_TRUE(s.half_done);

@@ -104,7 +104,7 @@ std::string EnclosingDef(const std::string& py, int line) {
 // The CUDA files a Python JIT file builds: the sources it names and, transitively, the quoted
 // #includes of those found in the same package.
 std::vector<std::string> ReachableSources(Snapshot& snapshot, const fs::path& root, const std::string& py_path,
-                                         const std::string& py_text) {
+                                          const std::string& py_text) {
   static const std::regex kNamed(R"re(["']([^"'\s]+\.(?:cu|cuh|cpp|cc|h|hpp|inl))["'])re");
   static const std::regex kInclude(R"re(#\s*include\s*"([^"]+)")re");
   const std::string package = fs::path(py_path).begin()->string();
@@ -155,16 +155,16 @@ void AssessCudaEdit(const plan::RulePlan& rule, const plan::FilePlan& file, cons
     auto rank = [](Safety s) { return s == Safety::kUnsafe ? 2 : s == Safety::kUnknown ? 1 : 0; };
     Safety worst = Safety::kSafe;
     for (const arch::Arch& target : Targets(rule)) {
-      Classification c = ClassifyBlock(parse, original, branches[k].body_begin, branches[k].body_end, target,
-                                       DefaultFeatures());
+      Classification c =
+          ClassifyBlock(parse, original, branches[k].body_begin, branches[k].body_end, target, DefaultFeatures());
       if (a.reason.empty() || rank(c.safety) > rank(worst)) a.reason = WidenSentence(c, target);
       if (rank(c.safety) > rank(worst)) worst = c.safety;
       if (c.safety != Safety::kSafe) out.findings.push_back(GateFinding(rule, e, file.path, c, target));
     }
     a.widen = SafetyName(worst);
   } else {
-    out.notes.push_back(fmt::format("{}:{}: the edit is not inside an #if condition; its block was not checked",
-                                    file.path, e.line));
+    out.notes.push_back(
+        fmt::format("{}:{}: the edit is not inside an #if condition; its block was not checked", file.path, e.line));
   }
   out.edits.push_back(std::move(a));
 }
@@ -190,11 +190,10 @@ void AssessCudaFile(const StagedFile& staged, const cuda::MacroEnv& env, PlanAss
   radius["edits"] = nlohmann::json::array();
   for (size_t i = 0; i < file.edits.size(); ++i) {
     const plan::TextEdit& e = file.edits[i];
-    radius["edits"].push_back(
-        {{"line", e.line},
-         {"arches", parse ? out.edits[first + i].radius
-                          : ArchNames(FileBlastRadius(file.path, original, staged.after, env, arch::AllArches(),
-                                                      e.begin, e.end))}});
+    radius["edits"].push_back({{"line", e.line},
+                               {"arches", parse ? out.edits[first + i].radius
+                                                : ArchNames(FileBlastRadius(file.path, original, staged.after, env,
+                                                                            arch::AllArches(), e.begin, e.end))}});
   }
   out.radius.push_back({rule.rule_id, file.path, std::move(radius)});
 }
@@ -209,8 +208,10 @@ void AssessPythonFile(const StagedPlan& staged_plan, Snapshot& snapshot, const S
   for (const plan::TextEdit& e : file.edits) scopes += EnclosingDef(staged.before, e.line);
   const std::vector<std::string> sources = ReachableSources(snapshot, root, file.path, scopes);
   if (sources.empty()) {
-    out.notes.push_back(fmt::format("{}: names no CUDA source found in the package; kernels it builds were not "
-                                    "checked for empty bodies", file.path));
+    out.notes.push_back(
+        fmt::format("{}: names no CUDA source found in the package; kernels it builds were not "
+                    "checked for empty bodies",
+                    file.path));
     return;
   }
   for (const arch::Arch& target : Targets(rule)) {
@@ -295,8 +296,8 @@ nlohmann::ordered_json ToJson(const PlanAssessment& a) {
 std::vector<std::string> DescribeAssessment(const PlanAssessment& a) {
   std::vector<std::string> out;
   for (const EditAssessment& e : a.edits) {
-    out.push_back(fmt::format("{}:{}: blast radius: {} (arches whose compiled code this edit changes)", e.file,
-                              e.line, ShortArchList(e.radius)));
+    out.push_back(fmt::format("{}:{}: blast radius: {} (arches whose compiled code this edit changes)", e.file, e.line,
+                              ShortArchList(e.radius)));
     if (!e.reason.empty()) out.push_back(fmt::format("{}:{}: {}", e.file, e.line, e.reason));
   }
   for (const Finding& f : a.findings) {
@@ -356,9 +357,10 @@ std::vector<std::string> DescribeProof(const PlanProof& proof) {
   std::vector<std::string> out;
   for (const FileProof& f : proof.files) {
     if (f.ok) {
-      out.push_back(fmt::format("proof: {}: proven with {}: the edit turns the block on for {}, and changes the "
-                                "compiled code of {} only (as predicted)",
-                                f.path, f.engine, ShortArchList(f.reached), ShortArchList(f.changed)));
+      out.push_back(
+          fmt::format("proof: {}: proven with {}: the edit turns the block on for {}, and changes the "
+                      "compiled code of {} only (as predicted)",
+                      f.path, f.engine, ShortArchList(f.reached), ShortArchList(f.changed)));
     } else {
       out.push_back(fmt::format("proof: {}: FAILED with {}:", f.path, f.engine));
       for (const std::string& problem : f.problems) out.push_back("  " + problem);

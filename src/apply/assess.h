@@ -1,9 +1,9 @@
 // AssessPlan: the hazard checks of an EditPlan, run by `archpatch apply` before anything is
-// written (moved here from src/hazard, which keeps the analysis of bytes and spans this uses). For every CUDA gate edit: its blast radius and whether the block it opens is
-// widen-safe for the rule's targets. For every Python gate edit: the CUDA sources that Python
-// file builds (named in it, found in the package, with the headers they include) and any kernel
-// in them that would still compile to an empty body on a target after the plan.
-// Findings of severity error make apply refuse unless --allow-hazard (or --force) is given.
+// written (moved here from src/hazard, which keeps the analysis of bytes and spans this uses). For every CUDA gate
+// edit: its blast radius and whether the block it opens is widen-safe for the rule's targets. For every Python gate
+// edit: the CUDA sources that Python file builds (named in it, found in the package, with the headers they include) and
+// any kernel in them that would still compile to an empty body on a target after the plan. Findings of severity error
+// make apply refuse unless --allow-hazard (or --force) is given.
 #pragma once
 
 #include <string>
@@ -23,9 +23,9 @@ namespace archpatch::apply {
 
 struct EditAssessment {
   std::string rule;
-  std::string file;   // as in the plan (relative to the rule's root)
+  std::string file;  // as in the plan (relative to the rule's root)
   int line = 0, column = 0;
-  std::string kind;   // the plan edit's kind
+  std::string kind;  // the plan edit's kind
   std::string before, after;
   std::vector<std::string> radius;  // arches whose compiled code changes (cuda-gate edits)
   std::string widen;                // widen-safe | widen-unsafe | unknown ("" for non-CUDA edits)

@@ -74,9 +74,7 @@ class AssessTest : public ::testing::Test {
     return plan::EditPlan{kTree.string(), {rule}};
   }
 
-  static plan::FilePlan PythonWidened() {
-    return Edit("pkg/jit/comm.py", "[9, 10]", "[9, 10, 12]", "python-gate");
-  }
+  static plan::FilePlan PythonWidened() { return Edit("pkg/jit/comm.py", "[9, 10]", "[9, 10, 12]", "python-gate"); }
   static plan::FilePlan CudaWidened() {
     return Edit("pkg/include/allreduce_fusion.cuh", " && (__CUDA_ARCH__ < 1200)", "", "cuda-gate");
   }
@@ -93,16 +91,17 @@ TEST_F(AssessTest, WideningOnlyThePythonGateLeavesAnEmptyKernelReachableAndRefus
   EXPECT_TRUE(a.Refuses());
   std::vector<std::string> lines = DescribeAssessment(a);
   ASSERT_FALSE(lines.empty());
-  EXPECT_EQ(lines[0], "pkg/include/allreduce_fusion.cuh:11:17: error: kernel 'allreduce_fusion_kernel' is reached "
-                      "through pkg/jit/comm.py:");
+  EXPECT_EQ(lines[0],
+            "pkg/include/allreduce_fusion.cuh:11:17: error: kernel 'allreduce_fusion_kernel' is reached "
+            "through pkg/jit/comm.py:");
 }
 
 TEST_F(AssessTest, OnlyTheWidenedBuildersSourcesCount) {
   // comm.py also builds multinode.cu, whose kernel is empty on SM120 too; its gate stays [10].
   PlanAssessment a = AssessPlan(Plan({PythonWidened()}));
   for (const Finding& f : a.findings) EXPECT_NE(f.file, "pkg/csrc/multinode.cu");
-  a = AssessPlan(Plan({Edit("pkg/jit/comm.py", "supported_major_versions=[10]", "supported_major_versions=[10, 12]",
-                            "python-gate")}));
+  a = AssessPlan(Plan(
+      {Edit("pkg/jit/comm.py", "supported_major_versions=[10]", "supported_major_versions=[10, 12]", "python-gate")}));
   ASSERT_EQ(a.findings.size(), 1u);
   EXPECT_EQ(a.findings[0].file, "pkg/csrc/multinode.cu");
   EXPECT_EQ(a.findings[0].text, "multinode_allreduce_kernel");
@@ -122,8 +121,8 @@ TEST_F(AssessTest, WideningBothGatesIsSafeAndShowsTheBlastRadius) {
 }
 
 TEST_F(AssessTest, OpeningATcgen05BlockToSm120IsRefused) {
-  PlanAssessment a = AssessPlan(Plan({Edit("pkg/include/blackwell_mma.cuh", " && (__CUDA_ARCH__ < 1200)", "",
-                                           "cuda-gate")}));
+  PlanAssessment a =
+      AssessPlan(Plan({Edit("pkg/include/blackwell_mma.cuh", " && (__CUDA_ARCH__ < 1200)", "", "cuda-gate")}));
   ASSERT_EQ(a.findings.size(), 1u);
   EXPECT_EQ(gate::KindName(a.findings[0].kind), "widen-unsafe");
   EXPECT_EQ(a.findings[0].severity, Severity::kError);
@@ -133,8 +132,7 @@ TEST_F(AssessTest, OpeningATcgen05BlockToSm120IsRefused) {
 }
 
 TEST_F(AssessTest, AnUnknownBlockWarnsButDoesNotRefuse) {
-  PlanAssessment a = AssessPlan(Plan({Edit("pkg/include/unknown.cuh", " && (__CUDA_ARCH__ < 1200)", "",
-                                           "cuda-gate")}));
+  PlanAssessment a = AssessPlan(Plan({Edit("pkg/include/unknown.cuh", " && (__CUDA_ARCH__ < 1200)", "", "cuda-gate")}));
   ASSERT_EQ(a.findings.size(), 1u);
   EXPECT_EQ(gate::KindName(a.findings[0].kind), "widen-unknown");
   EXPECT_EQ(a.findings[0].severity, Severity::kWarning);
@@ -186,7 +184,8 @@ TEST_F(AssessTest, ThePlanProofFailsForARewriteThatTurnsOnOlderArches) {
   std::vector<std::string> lines = DescribeProof(*p);
   ASSERT_GE(lines.size(), 2u);
   EXPECT_EQ(lines[0], "proof: pkg/include/allreduce_fusion.cuh: FAILED with libclang:");
-  EXPECT_EQ(lines[1], "  the edit also changes the code compiled for sm_75, which is older than the target: it must not");
+  EXPECT_EQ(lines[1],
+            "  the edit also changes the code compiled for sm_75, which is older than the target: it must not");
 }
 
 }  // namespace

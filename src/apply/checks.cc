@@ -31,9 +31,10 @@ PlanChecks CheckPlan(const StagedPlan& staged, Snapshot& snapshot, const CheckOp
   out.lines = DescribeAssessment(out.assessment);
   out.json["hazards"] = ToJson(out.assessment);
   if (!options.dry_run && out.assessment.Refuses() && !options.allow_hazard) {
-    throw Fatal(fmt::format("refusing to apply: the plan has hazards (nothing was changed; --allow-hazard applies "
-                            "anyway):{}",
-                            RefusalReasons(out.assessment)));
+    throw Fatal(
+        fmt::format("refusing to apply: the plan has hazards (nothing was changed; --allow-hazard applies "
+                    "anyway):{}",
+                    RefusalReasons(out.assessment)));
   }
   if (!options.verify) return out;
   Result<PlanProof> proof = ProvePlan(staged, options.proof);

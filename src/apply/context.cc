@@ -45,7 +45,8 @@ StoreOptions StoreOptionsFromProcess(bool clear_caches) {
 store::TransactionOptions MakeTransactionOptions(store::Disk& disk, const StoreOptions& options,
                                                  std::vector<std::string>* notes) {
   store::TransactionOptions t{options.pycache_prefix, {}};
-  if (options.clear_caches) t.clear_caches = store::MakeCacheClearer(disk, options.cache_kinds, store::ProcessEnv(), notes);
+  if (options.clear_caches)
+    t.clear_caches = store::MakeCacheClearer(disk, options.cache_kinds, store::ProcessEnv(), notes);
   return t;
 }
 

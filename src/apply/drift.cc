@@ -7,8 +7,7 @@ namespace {
 
 // The record of a later entry that patched `path` again, starting from `sha256`; nullptr if none.
 std::pair<const store::Entry*, const store::FileRecord*> StackedOn(const store::Manifest& manifest,
-                                                                   const store::Entry& entry,
-                                                                   const std::string& path,
+                                                                   const store::Entry& entry, const std::string& path,
                                                                    const std::string& sha256) {
   bool later = false;
   for (const store::Entry& e : manifest.entries) {
@@ -41,8 +40,9 @@ FileState StateOf(store::StateDir& state, const std::string& path, const std::st
   Result<std::string> bytes = state.disk().Read(state.FilePath(path));
   if (!bytes) return FileState::missing;
   const std::string sha = env::Sha256Hex(*bytes);
-  return sha == patched_sha256 ? FileState::patched : sha == original_sha256 ? FileState::original
-                                                                             : FileState::modified;
+  return sha == patched_sha256    ? FileState::patched
+         : sha == original_sha256 ? FileState::original
+                                  : FileState::modified;
 }
 
 FileState StateOf(store::StateDir& state, const store::Manifest& manifest, const store::Entry& entry,

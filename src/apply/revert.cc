@@ -20,9 +20,10 @@ std::vector<std::string> RecordNotes(store::Disk& disk, const env::Environment& 
       const env::RecordEntry* row = dist->FindRecord(path);
       Result<std::string> bytes = disk.Read(env.site_packages / path);
       if (row && bytes && row->hash_algorithm == "sha256" && env::Sha256UrlsafeB64(*bytes) != row->hash) {
-        notes.push_back(fmt::format("'{}' has its original bytes again, which already differed from RECORD "
-                                    "before archpatch patched it",
-                                    path));
+        notes.push_back(
+            fmt::format("'{}' has its original bytes again, which already differed from RECORD "
+                        "before archpatch patched it",
+                        path));
       }
     }
   }
@@ -38,10 +39,8 @@ std::string Message(const store::RevertItem& item) {
       }
       return fmt::format("reverted rule '{}': {} file(s) restored{}", item.rule, item.restored.size(), caches);
     }
-    case store::RevertVerdict::retired:
-      return fmt::format("retired rule '{}': {}", item.rule, item.reason);
-    case store::RevertVerdict::refused:
-      return fmt::format("refused to revert rule '{}': {}", item.rule, item.reason);
+    case store::RevertVerdict::retired: return fmt::format("retired rule '{}': {}", item.rule, item.reason);
+    case store::RevertVerdict::refused: return fmt::format("refused to revert rule '{}': {}", item.rule, item.reason);
   }
   return "";
 }

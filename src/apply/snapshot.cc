@@ -44,14 +44,15 @@ StagedPlan StagePlan(const plan::EditPlan& plan, Snapshot& snapshot) {
         before = std::move(*read);
       }
       if (const std::string sha = env::Sha256Hex(before); sha != file.sha256_before) {
-        throw Fatal(fmt::format("{}: file changed since the plan was made (SHA-256 '{}', plan expects '{}'); "
-                                "nothing was changed",
-                                file.path, sha, file.sha256_before));
+        throw Fatal(
+            fmt::format("{}: file changed since the plan was made (SHA-256 '{}', plan expects '{}'); "
+                        "nothing was changed",
+                        file.path, sha, file.sha256_before));
       }
       std::string after = plan::ApplyEdits(before, file);
       if (env::Sha256Hex(after) != file.sha256_after) {
-        throw Fatal(fmt::format("{}: the plan's edits do not produce its sha256_after; nothing was changed",
-                                file.path));
+        throw Fatal(
+            fmt::format("{}: the plan's edits do not produce its sha256_after; nothing was changed", file.path));
       }
       staged.last[absolute] = after;
       staged.files.push_back({&rule, &file, absolute, std::move(before), std::move(after)});

@@ -30,8 +30,8 @@ StatusReport ReadStatus(store::Disk& disk, Locker& locker, const std::filesystem
     for (const store::Entry& e : manifest->entries) h.committed |= e.transaction == h.journal.transaction;
     if (!h.committed) h.problems = store::RecoveryProblems(state, h.journal);
     for (const store::JournalFile& f : h.journal.files) {
-      h.files.push_back({f.path, StateOf(state, f.path, f.original_sha256, f.patched_sha256), f.original_sha256,
-                         f.patched_sha256});
+      h.files.push_back(
+          {f.path, StateOf(state, f.path, f.original_sha256, f.patched_sha256), f.original_sha256, f.patched_sha256});
     }
     report.half_done = std::move(h);
   }

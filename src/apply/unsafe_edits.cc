@@ -62,9 +62,10 @@ void RefuseKnownUnsafeEdits(const StagedPlan& staged) {
   if (!list) throw Fatal(fmt::format("cannot read the known-unsafe list: {}; nothing was changed", list.error().str()));
   const std::vector<std::string> refused = UnsafeEdits(staged, *list);
   if (refused.empty()) return;
-  throw Fatal(fmt::format("refusing to apply: the plan widens gates that must not be widened (nothing was changed; "
-                          "no option overrides this, see docs/rules.md \"The known-unsafe list\"):\n  {}",
-                          fmt::join(refused, "\n  ")));
+  throw Fatal(
+      fmt::format("refusing to apply: the plan widens gates that must not be widened (nothing was changed; "
+                  "no option overrides this, see docs/rules.md \"The known-unsafe list\"):\n  {}",
+                  fmt::join(refused, "\n  ")));
 }
 
 }  // namespace archpatch::apply

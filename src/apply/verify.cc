@@ -39,8 +39,7 @@ DistributionCheck CheckDistribution(store::StateDir& state, const store::Manifes
   for (const env::FileCheck& check : env::ModifiedFiles(dist)) {
     RecordProblem problem{check.path, std::string(env::FileStateName(check.state)), ""};
     // RECORD paths are relative to the distribution's root, the manifest's to site-packages.
-    const std::string relative =
-        (dist.root / check.path).lexically_relative(state.site()).generic_string();
+    const std::string relative = (dist.root / check.path).lexically_relative(state.site()).generic_string();
     auto p = patched.find(relative);
     if (p != patched.end() && check.state == env::FileState::kModified &&
         StateOf(state, manifest, *p->second.first, *p->second.second) == FileState::patched) {

@@ -17,9 +17,9 @@ struct TableRow {
   bool has_f;
 };
 constexpr TableRow kTable[] = {
-    {75, false, false},  {80, false, false},  {86, false, false}, {87, false, false},
-    {88, false, false},  {89, false, false},  {90, true, false},  {100, true, true},
-    {103, true, true},   {110, true, true},   {120, true, true},  {121, true, true},
+    {75, false, false}, {80, false, false}, {86, false, false}, {87, false, false},
+    {88, false, false}, {89, false, false}, {90, true, false},  {100, true, true},
+    {103, true, true},  {110, true, true},  {120, true, true},  {121, true, true},
 };
 
 std::vector<Arch> BuildTable() {

@@ -19,10 +19,10 @@ struct Arch {
   int minor = 0;
   Variant variant = Variant::kPlain;
 
-  int number() const { return major * 10 + minor; }          // 120
-  int cuda_arch() const { return number() * 10; }             // __CUDA_ARCH__: 1200
-  std::string name() const;                                   // "sm_120a"
-  std::string compute_name() const;                           // "compute_120a"
+  int number() const { return major * 10 + minor; }  // 120
+  int cuda_arch() const { return number() * 10; }    // __CUDA_ARCH__: 1200
+  std::string name() const;                          // "sm_120a"
+  std::string compute_name() const;                  // "compute_120a"
   Arch plain() const { return Arch{major, minor, Variant::kPlain}; }
 
   friend bool operator==(const Arch&, const Arch&) = default;

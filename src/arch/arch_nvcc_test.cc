@@ -62,7 +62,9 @@ class ArchNvccTest : public ::testing::Test {
  protected:
   void SetUp() override {
     nvcc_ = FindNvcc();
-    if (nvcc_.empty()) GTEST_SKIP() << "nvcc not found ($NVCC unset, no /usr/local/cuda/bin/nvcc): arch table not checked against the compiler";
+    if (nvcc_.empty())
+      GTEST_SKIP()
+          << "nvcc not found ($NVCC unset, no /usr/local/cuda/bin/nvcc): arch table not checked against the compiler";
   }
   std::string nvcc_;
 };
@@ -75,8 +77,9 @@ TEST_F(ArchNvccTest, DevicePassMacrosMatchTheTableForEveryTarget) {
   std::fclose(f);
   for (const Arch& arch : AllArches()) {
     const std::string code = arch.name();
-    const std::string dryrun = RunShell("cd '" + dir.string() + "' && '" + nvcc_ + "' -gencode arch=" + arch.compute_name() +
-                                   ",code=" + code + " --dryrun -c x.cu");
+    const std::string dryrun =
+        RunShell("cd '" + dir.string() + "' && '" + nvcc_ + "' -gencode arch=" + arch.compute_name() + ",code=" + code +
+                 " --dryrun -c x.cu");
     const std::map<std::string, std::string> actual = DeviceDefines(dryrun);
     ASSERT_FALSE(actual.empty()) << code << ": no device pass in nvcc --dryrun output:\n" << dryrun;
     std::map<std::string, std::string> expected;

@@ -36,8 +36,8 @@ void ImageCollector::AddEmbeddedCubin(std::span<const uint8_t> bytes, const std:
   file_.images.push_back(image);
 }
 
-void ImageCollector::AddEntry(std::span<const uint8_t> bytes, const FatbinEntry& entry,
-                              const std::string& where, bool relocatable) {
+void ImageCollector::AddEntry(std::span<const uint8_t> bytes, const FatbinEntry& entry, const std::string& where,
+                              bool relocatable) {
   if (entry.kind == kEntryLtoIr) {  // never runs as is: nvJitLink builds SASS from it at run time
     ++file_.lto_ir_entries;
     std::string name = fmt::format("compute_{}", entry.sm);

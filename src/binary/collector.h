@@ -24,8 +24,7 @@ class ImageCollector {
   void AddEmbeddedCubin(std::span<const uint8_t> bytes, const std::string& where);
 
  private:
-  void AddEntry(std::span<const uint8_t> bytes, const FatbinEntry& entry, const std::string& where,
-                bool relocatable);
+  void AddEntry(std::span<const uint8_t> bytes, const FatbinEntry& entry, const std::string& where, bool relocatable);
   void InspectPayload(std::span<const uint8_t> bytes, const FatbinEntry& entry, Image& image);
 
   BinaryFile& file_;

@@ -19,8 +19,7 @@ std::string_view CoverageStatusName(CoverageStatus status) {
 }
 
 bool ArchBefore(const arch::Arch& a, const arch::Arch& b) {
-  return std::tuple(a.number(), static_cast<int>(a.variant)) <
-         std::tuple(b.number(), static_cast<int>(b.variant));
+  return std::tuple(a.number(), static_cast<int>(a.variant)) < std::tuple(b.number(), static_cast<int>(b.variant));
 }
 
 // The driver prefers SASS over PTX and, among SASS, the closest match; reporting the highest

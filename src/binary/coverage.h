@@ -25,11 +25,12 @@ enum class CoverageStatus {
 std::string_view CoverageStatusName(CoverageStatus status);
 
 struct Coverage {
-  std::string target;        // "sm_120"
+  std::string target;  // "sm_120"
   CoverageStatus status = CoverageStatus::kNoImage;
-  std::string image;         // what runs: "sm_120f" or "compute_90" ("" for no-image)
-  std::string ptx_version;   // PTX ISA version of `image` when it is PTX
-  std::string runtime_note;  // runtime-built: what the file holds instead ("3 LTO-IR entries (compute_75); links libnvJitLink")
+  std::string image;        // what runs: "sm_120f" or "compute_90" ("" for no-image)
+  std::string ptx_version;  // PTX ISA version of `image` when it is PTX
+  std::string
+      runtime_note;  // runtime-built: what the file holds instead ("3 LTO-IR entries (compute_75); links libnvJitLink")
 };
 
 // The verdict for one target. The target is a GPU, so its a/f suffix is dropped (sm_120a and

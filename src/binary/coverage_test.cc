@@ -31,8 +31,8 @@ TEST(Coverage, SassRunsOnSameMajorWithEqualOrHigherMinor) {
   BinaryFile f = With({{kSass, "sm_80"}, {kSass, "sm_120"}});
   EXPECT_EQ(Status(f, "sm_86"), "native sm_80");
   EXPECT_EQ(Status(f, "sm_121"), "native sm_120");
-  EXPECT_EQ(Status(f, "sm_90"), "no-image");   // another major
-  EXPECT_EQ(Status(f, "sm_75"), "no-image");   // older
+  EXPECT_EQ(Status(f, "sm_90"), "no-image");  // another major
+  EXPECT_EQ(Status(f, "sm_75"), "no-image");  // older
 }
 
 TEST(Coverage, ArchSpecificSassRunsOnlyOnThatChip) {

@@ -88,8 +88,12 @@ arch::Variant VariantFromToolkitNote(std::span<const uint8_t> note, int number) 
 
 bool IsCubin(std::span<const uint8_t> bytes) {
   uint16_t machine = 0;
-  return bytes.size() >= 64 && std::memcmp(bytes.data(), "\x7f" "ELF", 4) == 0 && bytes[4] == 2 &&
-         Load(bytes, 0x12, machine) && machine == kEmCuda;
+  return bytes.size() >= 64 &&
+         std::memcmp(bytes.data(),
+                     "\x7f"
+                     "ELF",
+                     4) == 0 &&
+         bytes[4] == 2 && Load(bytes, 0x12, machine) && machine == kEmCuda;
 }
 
 Result<CubinInfo> ReadCubinInfo(std::span<const uint8_t> bytes) {
@@ -106,8 +110,7 @@ Result<CubinInfo> ReadCubinInfo(std::span<const uint8_t> bytes) {
   info.arch = {number / 10, number % 10, arch::Variant::kPlain};
   info.arch.variant = VariantFromToolkitNote(FindSection(bytes, ".note.nv.tkinfo").data, number);
   if (info.arch.variant == arch::Variant::kPlain &&
-      ((v1 && (flags & kEfCudaAcceleratorsV1)) ||
-       NvCompatSaysArchSpecific(FindSection(bytes, ".nv.compat").data))) {
+      ((v1 && (flags & kEfCudaAcceleratorsV1)) || NvCompatSaysArchSpecific(FindSection(bytes, ".nv.compat").data))) {
     info.arch.variant = arch::Variant::kArchSpecific;
   }
   return info;

@@ -38,8 +38,7 @@ Result<FatbinEntry> ParseEntry(std::span<const uint8_t> bytes, size_t at, size_t
   e.flags = Load<uint64_t>(bytes, at + 40);
   e.decompressed_size = Load<uint64_t>(bytes, at + 56);
   e.compression = CompressionOf(e.flags);
-  if (header_size < kFatbinEntryMinSize || header_size > end - at ||
-      stored_size > end - at - header_size) {
+  if (header_size < kFatbinEntryMinSize || header_size > end - at || stored_size > end - at - header_size) {
     return Error{fmt::format("entry at {} runs past its fatbin", at), {}};
   }
   e.payload_offset = at + header_size;
@@ -59,8 +58,7 @@ Result<uint64_t> FatbinSize(std::span<const uint8_t> bytes) {
   }
   const uint16_t header_size = Load<uint16_t>(bytes, 6);
   const uint64_t entries_size = Load<uint64_t>(bytes, 8);
-  if (header_size < kFatbinHeaderSize || header_size > bytes.size() ||
-      entries_size > bytes.size() - header_size) {
+  if (header_size < kFatbinHeaderSize || header_size > bytes.size() || entries_size > bytes.size() - header_size) {
     return Error{"fatbin header states a size past the end of its data", {}};
   }
   return header_size + entries_size;
@@ -120,10 +118,8 @@ Result<std::string> EntryPayload(std::span<const uint8_t> bytes, const FatbinEnt
     return Error{fmt::format("entry states a decompressed size of {} bytes", e.decompressed_size), {}};
   }
   switch (e.compression) {
-    case Compression::kNone:
-      return std::string(reinterpret_cast<const char*>(stored.data()), stored.size());
-    case Compression::kLz4:
-      return Lz4DecompressBlock(stored, e.decompressed_size);
+    case Compression::kNone: return std::string(reinterpret_cast<const char*>(stored.data()), stored.size());
+    case Compression::kLz4: return Lz4DecompressBlock(stored, e.decompressed_size);
     case Compression::kZstd: {
       const unsigned long long framed = ZSTD_getFrameContentSize(stored.data(), stored.size());
       if (framed == ZSTD_CONTENTSIZE_ERROR) return Error{"zstd: not a zstd frame", {}};
@@ -142,8 +138,10 @@ Result<std::string> EntryPayload(std::span<const uint8_t> bytes, const FatbinEnt
 
 arch::Arch EntryArch(const FatbinEntry& e) {
   arch::Arch a{static_cast<int>(e.sm / 10), static_cast<int>(e.sm % 10), arch::Variant::kPlain};
-  if (e.flags & kFlagArchSpecific) a.variant = arch::Variant::kArchSpecific;
-  else if (e.flags & kFlagFamilySpecific) a.variant = arch::Variant::kFamily;
+  if (e.flags & kFlagArchSpecific)
+    a.variant = arch::Variant::kArchSpecific;
+  else if (e.flags & kFlagFamilySpecific)
+    a.variant = arch::Variant::kFamily;
   return a;
 }
 

@@ -48,9 +48,9 @@ std::vector<uint8_t> Container(const std::vector<std::vector<uint8_t>>& entries)
 }
 
 TEST(Fatbin, EntriesCarryKindSmAndVariantFlags) {
-  std::vector<uint8_t> bytes = Container({Entry(kEntryElf, 90, kFlagArchSpecific, "elf"),
-                                          Entry(kEntryPtx, 120, kFlagFamilySpecific, ".version 9.0\n"),
-                                          Entry(kEntryLtoIr, 100, 0, "ir")});
+  std::vector<uint8_t> bytes =
+      Container({Entry(kEntryElf, 90, kFlagArchSpecific, "elf"),
+                 Entry(kEntryPtx, 120, kFlagFamilySpecific, ".version 9.0\n"), Entry(kEntryLtoIr, 100, 0, "ir")});
   Result<Fatbin> fatbin = ParseFatbin(bytes);
   ASSERT_TRUE(fatbin.ok()) << fatbin.error().message;
   ASSERT_EQ(fatbin->entries.size(), 3u);
@@ -62,8 +62,8 @@ TEST(Fatbin, EntriesCarryKindSmAndVariantFlags) {
 }
 
 TEST(Fatbin, AFatbinFileListsItsImagesAndSkipsLtoIr) {
-  std::vector<uint8_t> bytes = Container({Entry(kEntryPtx, 80, 0, ".version 8.0\n.target sm_80\n"),
-                                          Entry(kEntryLtoIr, 100, 0, "ir")});
+  std::vector<uint8_t> bytes =
+      Container({Entry(kEntryPtx, 80, 0, ".version 8.0\n.target sm_80\n"), Entry(kEntryLtoIr, 100, 0, "ir")});
   Result<BinaryFile> file = ReadBinaryBytes(bytes, "k.fatbin");
   ASSERT_TRUE(file.ok()) << file.error().message;
   EXPECT_EQ(file->format, FileFormat::kFatbin);
@@ -74,8 +74,8 @@ TEST(Fatbin, AFatbinFileListsItsImagesAndSkipsLtoIr) {
 // libcufft.so.12 of CUDA 13 in miniature: one old cubin, no PTX, the kernels as LTO-IR that
 // nvJitLink builds for the GPU at hand. Not "no kernel image": the kernels are built at run time.
 TEST(Fatbin, OneOldCubinAndLtoIrIsRuntimeBuiltNotNoImage) {
-  std::vector<uint8_t> bytes = Container({Entry(kEntryElf, 75, 0, "cubin"), Entry(kEntryLtoIr, 75, 0, "ir1"),
-                                          Entry(kEntryLtoIr, 90, 0, "ir2")});
+  std::vector<uint8_t> bytes =
+      Container({Entry(kEntryElf, 75, 0, "cubin"), Entry(kEntryLtoIr, 75, 0, "ir1"), Entry(kEntryLtoIr, 90, 0, "ir2")});
   Result<BinaryFile> file = ReadBinaryBytes(bytes, "libcufft_like.fatbin");
   ASSERT_TRUE(file.ok()) << file.error().message;
   EXPECT_EQ(file->lto_ir_entries, 2u);

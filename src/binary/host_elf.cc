@@ -101,8 +101,8 @@ class HostElfReader {
   // Whether the dynamic string table names a driver call that loads kernels from memory.
   bool ImportsModuleLoader(std::span<const uint8_t> dynstr) {
     file_.bytes_read += dynstr.size();
-    static constexpr std::string_view kLoaders[] = {"cuModuleLoadData", "cuModuleLoadFatBinary",
-                                                   "cuLibraryLoadData", "cudaLibraryLoadData"};
+    static constexpr std::string_view kLoaders[] = {"cuModuleLoadData", "cuModuleLoadFatBinary", "cuLibraryLoadData",
+                                                    "cudaLibraryLoadData"};
     for (std::string_view name : kLoaders) {
       // memmem, not string_view::find: .dynstr of big C++ libraries runs to megabytes.
       if (memmem(dynstr.data(), dynstr.size(), name.data(), name.size())) return true;
@@ -112,7 +112,7 @@ class HostElfReader {
 
   static constexpr size_t kTinyDeviceCode = 64 * 1024;
   static constexpr std::string_view kRuntimeCompilerNames[] = {
-      "libnvJitLink", "libnvrtc", "libnvptxcompiler", "nvJitLinkCreate", "nvrtcCompileProgram",
+      "libnvJitLink",         "libnvrtc",    "libnvptxcompiler", "nvJitLinkCreate", "nvrtcCompileProgram",
       "nvPTXCompilerCompile", "cuLinkCreate"};
 
   // The runtime compilers the dynamic string table names: DT_NEEDED libraries and imported calls.
@@ -182,7 +182,8 @@ class HostElfReader {
       std::span<const uint8_t> rest = Bytes(s).subspan(address - s.address);
       Result<uint64_t> size = FatbinSize(rest);
       if (!size) {
-        file_.warnings.push_back(fmt::format("wrapper points at {:#x} in {}: {}", address, s.name, size.error().message));
+        file_.warnings.push_back(
+            fmt::format("wrapper points at {:#x} in {}: {}", address, s.name, size.error().message));
         return;
       }
       collector_.AddFatbins(rest.subspan(0, *size), s.name, false);

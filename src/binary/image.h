@@ -18,8 +18,8 @@ enum class Compression { kNone, kLz4, kZstd };
 
 struct Image {
   ImageKind kind = ImageKind::kSass;
-  arch::Arch arch;            // the sm (SASS) or compute (PTX) target, a/f variant included
-  std::string ptx_version;    // PTX ISA version ("9.0"), PTX images only
+  arch::Arch arch;          // the sm (SASS) or compute (PTX) target, a/f variant included
+  std::string ptx_version;  // PTX ISA version ("9.0"), PTX images only
   Compression compression = Compression::kNone;
   // True for relocatable objects (nvcc -rdc fatbins in __nv_relfatbin, ET_REL cubins): input
   // to a later device link, never loaded by the runtime, so they give no coverage.
@@ -27,7 +27,7 @@ struct Image {
   // Found by searching read-only data for a magic number (ReadOptions::scan_rodata), not
   // through the sections and wrappers the CUDA runtime registers.
   bool embedded = false;
-  std::string where;          // where it was found: ".nv_fatbin", "__nv_relfatbin", "cubin", ...
+  std::string where;  // where it was found: ".nv_fatbin", "__nv_relfatbin", "cubin", ...
 
   // "sm_90a" for SASS, "compute_90a" for PTX.
   std::string name() const { return kind == ImageKind::kSass ? arch.name() : arch.compute_name(); }
@@ -56,7 +56,7 @@ struct BinaryFile {
   // that nvJitLink links and compiles for the GPU at hand), and the runtime compilers the library
   // links or imports ("libnvJitLink", "libnvrtc", "nvJitLinkCreate", "cuLinkCreate", ...).
   size_t lto_ir_entries = 0;
-  std::vector<std::string> lto_ir_arches;       // "compute_75", ... as the entries name them
+  std::vector<std::string> lto_ir_arches;  // "compute_75", ... as the entries name them
   std::vector<std::string> runtime_compilers;
 
   // Unique image names of one kind, sorted by arch table order ("sm_80", "sm_90a").

@@ -23,8 +23,7 @@ Result<std::string> Lz4DecompressBlock(std::span<const uint8_t> in, size_t decom
   while (pos < in.size()) {
     const uint8_t token = in[pos++];
     size_t literals = token >> 4;
-    if (!ReadLength(in, pos, literals) || literals > in.size() - pos ||
-        literals > decompressed_size - out.size()) {
+    if (!ReadLength(in, pos, literals) || literals > in.size() - pos || literals > decompressed_size - out.size()) {
       return Error{"LZ4 literal run runs past the data", {}};
     }
     out.append(reinterpret_cast<const char*>(in.data() + pos), literals);

@@ -5,9 +5,7 @@
 namespace archpatch::binary {
 namespace {
 
-Result<std::string> Decode(const std::vector<uint8_t>& block, size_t size) {
-  return Lz4DecompressBlock(block, size);
-}
+Result<std::string> Decode(const std::vector<uint8_t>& block, size_t size) { return Lz4DecompressBlock(block, size); }
 
 TEST(Lz4, LiteralsOnly) {
   Result<std::string> out = Decode({0x50, 'h', 'e', 'l', 'l', 'o'}, 5);

@@ -35,8 +35,9 @@ std::string Verdict(const BinaryFile& file, const char* target) {
 
 TEST(NvccFixtures, PlainSassAndPtxAreListedAndPtxCoversNewerArches) {
   REQUIRE_NVCC();
-  BinaryFile f = Read(SharedObject("plain", "-gencode arch=compute_80,code=sm_80 "
-                                            "-gencode arch=compute_90,code=[sm_90,compute_90]"));
+  BinaryFile f = Read(SharedObject("plain",
+                                   "-gencode arch=compute_80,code=sm_80 "
+                                   "-gencode arch=compute_90,code=[sm_90,compute_90]"));
   EXPECT_EQ(f.format, FileFormat::kElf);
   EXPECT_EQ(f.Names(ImageKind::kSass), (Names{"sm_80", "sm_90"}));
   EXPECT_EQ(f.Names(ImageKind::kPtx), (Names{"compute_90"}));
@@ -51,8 +52,9 @@ TEST(NvccFixtures, PlainSassAndPtxAreListedAndPtxCoversNewerArches) {
 
 TEST(NvccFixtures, ArchSpecificImagesRunOnlyOnTheirChip) {
   REQUIRE_NVCC();
-  BinaryFile f = Read(SharedObject("a", "-gencode arch=compute_90a,code=[sm_90a,compute_90a] "
-                                        "-gencode arch=compute_100a,code=sm_100a"));
+  BinaryFile f = Read(SharedObject("a",
+                                   "-gencode arch=compute_90a,code=[sm_90a,compute_90a] "
+                                   "-gencode arch=compute_100a,code=sm_100a"));
   EXPECT_EQ(f.Names(ImageKind::kSass), (Names{"sm_90a", "sm_100a"}));
   EXPECT_EQ(f.Names(ImageKind::kPtx), (Names{"compute_90a"}));
   EXPECT_EQ(Verdict(f, "sm_90"), "native sm_90a");
@@ -64,8 +66,9 @@ TEST(NvccFixtures, ArchSpecificImagesRunOnlyOnTheirChip) {
 
 TEST(NvccFixtures, FamilyImagesRunAcrossTheirFamily) {
   REQUIRE_NVCC();
-  BinaryFile f = Read(SharedObject("f", "-gencode arch=compute_100f,code=[sm_100f,compute_100f] "
-                                        "-gencode arch=compute_120f,code=sm_120f"));
+  BinaryFile f = Read(SharedObject("f",
+                                   "-gencode arch=compute_100f,code=[sm_100f,compute_100f] "
+                                   "-gencode arch=compute_120f,code=sm_120f"));
   EXPECT_EQ(f.Names(ImageKind::kSass), (Names{"sm_100f", "sm_120f"}));
   EXPECT_EQ(f.Names(ImageKind::kPtx), (Names{"compute_100f"}));
   EXPECT_EQ(Verdict(f, "sm_103"), "native sm_100f");
@@ -102,7 +105,7 @@ TEST(NvccFixtures, PtxOnlyBinaryIsJitCompiledEverywhereNewer) {
   EXPECT_EQ(f.Names(ImageKind::kSass), Names{});
   EXPECT_EQ(f.Names(ImageKind::kPtx), (Names{"compute_80"}));
   ASSERT_EQ(f.images.size(), 1u);
-  EXPECT_EQ(f.images[0].ptx_version, "9.0");  // nvcc 13.0 writes PTX ISA 9.0
+  EXPECT_EQ(f.images[0].ptx_version, "9.0");               // nvcc 13.0 writes PTX ISA 9.0
   EXPECT_EQ(f.images[0].compression, Compression::kZstd);  // nvcc 13 compresses PTX by default
   EXPECT_EQ(Verdict(f, "sm_80"), "ptx-jit compute_80");
   EXPECT_EQ(Verdict(f, "sm_120"), "ptx-jit compute_80");
@@ -111,11 +114,11 @@ TEST(NvccFixtures, PtxOnlyBinaryIsJitCompiledEverywhereNewer) {
 
 TEST(NvccFixtures, CompressedEntriesAreReadWithZstdAndLz4) {
   REQUIRE_NVCC();
-  const std::string gencode = "-Xfatbin=-compress-all -gencode arch=compute_90a,code=[sm_90a,compute_90a] "
-                              "-gencode arch=compute_120,code=sm_120";
+  const std::string gencode =
+      "-Xfatbin=-compress-all -gencode arch=compute_90a,code=[sm_90a,compute_90a] "
+      "-gencode arch=compute_120,code=sm_120";
   for (const char* mode : {"balance", "speed", "size"}) {
-    BinaryFile f = Read(SharedObject(std::string("compressed-") + mode,
-                                     gencode + " --compress-mode=" + mode));
+    BinaryFile f = Read(SharedObject(std::string("compressed-") + mode, gencode + " --compress-mode=" + mode));
     EXPECT_EQ(f.Names(ImageKind::kSass), (Names{"sm_90a", "sm_120"})) << mode;
     EXPECT_EQ(f.Names(ImageKind::kPtx), (Names{"compute_90a"})) << mode;
     const Compression expected = std::string(mode) == "speed" ? Compression::kLz4 : Compression::kZstd;
@@ -131,8 +134,8 @@ TEST(NvccFixtures, InspectingPayloadsFindsTheVariantWhenTheHeaderLacksIt) {
   // the variant must then come from inside the (LZ4-compressed) payloads, the ELF's
   // .nv.compat and the PTX .target.
   const std::string path = SharedObject("compressed-speed",
-      "-Xfatbin=-compress-all -gencode arch=compute_90a,code=[sm_90a,compute_90a] "
-      "-gencode arch=compute_120,code=sm_120 --compress-mode=speed");
+                                        "-Xfatbin=-compress-all -gencode arch=compute_90a,code=[sm_90a,compute_90a] "
+                                        "-gencode arch=compute_120,code=sm_120 --compress-mode=speed");
   std::ifstream in(path, std::ios::binary);
   std::vector<uint8_t> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   std::vector<std::string> warnings;
@@ -173,8 +176,9 @@ TEST(NvccFixtures, WrapperAddressesAreFollowedThroughRelocations) {
   // Hide .nv_fatbin under another name and zero the wrappers' in-place addresses, as lld leaves
   // them in position-independent files: the fatbins must be found through .nvFatBinSegment and
   // the R_X86_64_RELATIVE relocations alone.
-  const std::string path = SharedObject("plain", "-gencode arch=compute_80,code=sm_80 "
-                                                 "-gencode arch=compute_90,code=[sm_90,compute_90]");
+  const std::string path = SharedObject("plain",
+                                        "-gencode arch=compute_80,code=sm_80 "
+                                        "-gencode arch=compute_90,code=[sm_90,compute_90]");
   std::ifstream in(path, std::ios::binary);
   std::vector<uint8_t> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   std::string text(bytes.begin(), bytes.end());
@@ -202,8 +206,9 @@ TEST(NvccFixtures, StandaloneCubinFatbinAndPtxFiles) {
   EXPECT_EQ(Read(BuildFixture("k120f.cubin", "-cubin -arch sm_120f")).Names(ImageKind::kSass), (Names{"sm_120f"}));
   EXPECT_EQ(Read(BuildFixture("k90a.cubin", "-cubin -arch sm_90a")).Names(ImageKind::kSass), (Names{"sm_90a"}));
   EXPECT_EQ(Read(BuildFixture("k100.cubin", "-cubin -arch sm_100")).Names(ImageKind::kSass), (Names{"sm_100"}));
-  BinaryFile fatbin = Read(BuildFixture("k.fatbin", "-fatbin -gencode arch=compute_80,code=[sm_80,compute_80] "
-                                                    "-gencode arch=compute_120a,code=sm_120a"));
+  BinaryFile fatbin = Read(BuildFixture("k.fatbin",
+                                        "-fatbin -gencode arch=compute_80,code=[sm_80,compute_80] "
+                                        "-gencode arch=compute_120a,code=sm_120a"));
   EXPECT_EQ(fatbin.format, FileFormat::kFatbin);
   EXPECT_EQ(fatbin.Names(ImageKind::kSass), (Names{"sm_80", "sm_120a"}));
   EXPECT_EQ(Verdict(fatbin, "sm_121"), "ptx-jit compute_80");

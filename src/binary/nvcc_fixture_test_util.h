@@ -51,8 +51,7 @@ inline std::string BuildFixture(const std::string& name, const std::string& args
   }
   // Written beside, renamed into place: parallel test processes never see half a file.
   const std::string tmp = fmt::format("{}.tmp{}", out.string(), getpid());
-  const std::string cmd = fmt::format("{} {} -o '{}' '{}' >'{}.log' 2>&1", kNvcc, args, tmp,
-                                      source.string(), tmp);
+  const std::string cmd = fmt::format("{} {} -o '{}' '{}' >'{}.log' 2>&1", kNvcc, args, tmp, source.string(), tmp);
   if (std::system(cmd.c_str()) != 0) {
     ADD_FAILURE() << "nvcc failed: " << cmd;
     return "";

@@ -28,7 +28,10 @@ nlohmann::ordered_json PtxVersions(const BinaryFile& file) {
 }
 
 nlohmann::ordered_json TotalsJson(const Totals& t) {
-  return {{"files", t.files}, {"native", t.native}, {"ptx-jit", t.ptx_jit}, {"no-image", t.no_image},
+  return {{"files", t.files},
+          {"native", t.native},
+          {"ptx-jit", t.ptx_jit},
+          {"no-image", t.no_image},
           {"runtime-built", t.runtime_built}};
 }
 
@@ -82,9 +85,8 @@ std::string ListOrNone(const std::vector<std::string>& names) {
 }
 
 std::string TotalsText(const Totals& t) {
-  return fmt::format("{} file{}: {} native, {} ptx-jit, {} no-image{}", t.files, t.files == 1 ? "" : "s",
-                     t.native, t.ptx_jit, t.no_image,
-                     t.runtime_built ? fmt::format(", {} runtime-built", t.runtime_built) : "");
+  return fmt::format("{} file{}: {} native, {} ptx-jit, {} no-image{}", t.files, t.files == 1 ? "" : "s", t.native,
+                     t.ptx_jit, t.no_image, t.runtime_built ? fmt::format(", {} runtime-built", t.runtime_built) : "");
 }
 
 std::string StatusColumn(const FileReport& f) {
@@ -117,8 +119,9 @@ std::vector<Finding> ToFindings(const BinaryScan& scan) {
                                ListOrNone(f.file.Names(ImageKind::kPtx, false)));
     bool any_missing = false, any_jit = false;
     for (const Coverage& c : f.coverage) {
-      finding.verdict.push_back({c.target, c.status == CoverageStatus::kRuntimeBuilt ? Tri::kUnknown
-                                                                                : TriOf(c.status != CoverageStatus::kNoImage)});
+      finding.verdict.push_back({c.target, c.status == CoverageStatus::kRuntimeBuilt
+                                               ? Tri::kUnknown
+                                               : TriOf(c.status != CoverageStatus::kNoImage)});
       any_missing = any_missing || c.status == CoverageStatus::kNoImage;
       any_jit = any_jit || c.status == CoverageStatus::kPtxJit;
     }
@@ -127,9 +130,10 @@ std::vector<Finding> ToFindings(const BinaryScan& scan) {
     finding.summary = first.status == CoverageStatus::kNoImage
                           ? fmt::format("no kernel image for {}: launching fails", first.target)
                       : first.status == CoverageStatus::kRuntimeBuilt
-                          ? fmt::format("no image for {}, but the library builds its kernels at run time ({}): "
-                                        "it does not fail for want of an image; whether {} works depends on that path",
-                                        first.target, first.runtime_note, first.target)
+                          ? fmt::format(
+                                "no image for {}, but the library builds its kernels at run time ({}): "
+                                "it does not fail for want of an image; whether {} works depends on that path",
+                                first.target, first.runtime_note, first.target)
                       : first.status == CoverageStatus::kPtxJit
                           ? fmt::format("{} JIT-compiles {} at first launch", first.target, Runs(first))
                           : fmt::format("{} runs {} natively", first.target, first.image);
@@ -137,7 +141,8 @@ std::vector<Finding> ToFindings(const BinaryScan& scan) {
     coverage.sass = f.file.Names(ImageKind::kSass, false);
     coverage.ptx = f.file.Names(ImageKind::kPtx, false);
     for (const Coverage& c : f.coverage) {
-      gate::TargetCoverage t{c.target, std::string(CoverageStatusName(c.status)), std::nullopt, std::nullopt, std::nullopt};
+      gate::TargetCoverage t{c.target, std::string(CoverageStatusName(c.status)), std::nullopt, std::nullopt,
+                             std::nullopt};
       if (!c.image.empty()) t.runs = c.image;
       if (c.status == CoverageStatus::kPtxJit) t.ptx_version = c.ptx_version;
       if (c.status == CoverageStatus::kRuntimeBuilt) t.runtime_note = c.runtime_note;
@@ -162,18 +167,16 @@ nlohmann::ordered_json ToJson(const BinaryScan& scan) {
                                   {"totals", PerTarget(scan.targets, d.per_target)}});
   }
   j["totals"] = PerTarget(scan.targets, scan.totals);
-  j["examined"] = {{"files", scan.files_examined},
-                   {"bytes", scan.bytes_examined},
-                   {"bytes_read", scan.bytes_read}};
+  j["examined"] = {{"files", scan.files_examined}, {"bytes", scan.bytes_examined}, {"bytes_read", scan.bytes_read}};
   j["errors"] = nlohmann::ordered_json::array();
   for (const Error& e : scan.errors) j["errors"].push_back({{"file", e.where.file}, {"message", e.message}});
   return j;
 }
 
 std::string FormatText(const BinaryScan& scan) {
-  std::string out = fmt::format("binaries for {}: {} file{} with kernels ({} examined)\n",
-                                fmt::join(scan.targets, ", "), scan.files.size(),
-                                scan.files.size() == 1 ? "" : "s", scan.files_examined);
+  std::string out =
+      fmt::format("binaries for {}: {} file{} with kernels ({} examined)\n", fmt::join(scan.targets, ", "),
+                  scan.files.size(), scan.files.size() == 1 ? "" : "s", scan.files_examined);
   for (const DistributionTotals& d : scan.distributions) {
     const std::string name = d.name.empty() ? "(no distribution)" : fmt::format("{} {}", d.name, d.version);
     for (size_t i = 0; i < scan.targets.size(); ++i) {

@@ -61,8 +61,7 @@ Result<PtxHeader> ParsePtxHeader(std::string_view text) {
 }
 
 bool LooksLikePtx(std::string_view text) {
-  return text.substr(0, 4096).find("\n.version ") != std::string_view::npos ||
-         text.substr(0, 9) == ".version ";
+  return text.substr(0, 4096).find("\n.version ") != std::string_view::npos || text.substr(0, 9) == ".version ";
 }
 
 }  // namespace archpatch::binary

@@ -119,8 +119,7 @@ void NoteNoImageBinaries(std::vector<Finding>& findings, const BinaryScan& scan,
     if (loaded.empty()) continue;
     finding.no_image_binaries = loaded;
     finding.summary += fmt::format("{}its module loads '{}', which has no kernel image for {}: ungating will not help",
-                                   finding.summary.empty() ? "" : "; ", loaded.front(),
-                                   scan.targets.front());
+                                   finding.summary.empty() ? "" : "; ", loaded.front(), scan.targets.front());
   }
 }
 

@@ -22,7 +22,6 @@ std::vector<std::string> PythonLoadNames(const std::string& source);
 // For every finding of a kind starting with "python" whose file loads a no-image binary (for
 // the first target of the scan), sets Finding::no_image_binaries (display paths) and says so
 // in the summary. `roots` are where relative finding paths resolve (the audit's PATHs).
-void NoteNoImageBinaries(std::vector<Finding>& findings, const BinaryScan& scan,
-                         const std::vector<std::string>& roots);
+void NoteNoImageBinaries(std::vector<Finding>& findings, const BinaryScan& scan, const std::vector<std::string>& roots);
 
 }  // namespace archpatch::binary

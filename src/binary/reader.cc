@@ -89,18 +89,22 @@ class MappedFile {
 }  // namespace
 
 bool MayHoldKernels(std::span<const uint8_t> head) {
-  return StartsWith(head, "\x7f" "ELF") || IsFatbinMagic(head) || LooksLikePtx(AsText(head));
+  return StartsWith(head,
+                    "\x7f"
+                    "ELF") ||
+         IsFatbinMagic(head) || LooksLikePtx(AsText(head));
 }
 
-Result<BinaryFile> ReadBinaryBytes(std::span<uint8_t> bytes, const std::string& path,
-                                   const ReadOptions& options) {
+Result<BinaryFile> ReadBinaryBytes(std::span<uint8_t> bytes, const std::string& path, const ReadOptions& options) {
   BinaryFile file;
   file.path = path;
   file.file_size = bytes.size();
   Status status = Ok{};
   if (IsCubin(bytes)) {
     status = ReadCubin(bytes, file);
-  } else if (StartsWith(bytes, "\x7f" "ELF")) {
+  } else if (StartsWith(bytes,
+                        "\x7f"
+                        "ELF")) {
     status = ReadHostElf(bytes, file, options);
   } else if (IsFatbinMagic(bytes)) {
     file.format = FileFormat::kFatbin;

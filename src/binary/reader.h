@@ -33,7 +33,6 @@ Result<BinaryFile> ReadBinaryFile(const std::string& path, const ReadOptions& op
 
 // The same on bytes in memory (tests, the fuzzer). `bytes` may be modified by libelf's
 // in-place conversions, hence non-const.
-Result<BinaryFile> ReadBinaryBytes(std::span<uint8_t> bytes, const std::string& path,
-                                   const ReadOptions& options = {});
+Result<BinaryFile> ReadBinaryBytes(std::span<uint8_t> bytes, const std::string& path, const ReadOptions& options = {});
 
 }  // namespace archpatch::binary

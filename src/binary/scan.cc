@@ -106,9 +106,8 @@ class Scanner {
 };
 
 void Summarise(BinaryScan& scan) {
-  std::sort(scan.files.begin(), scan.files.end(), [](const FileReport& a, const FileReport& b) {
-    return a.display_path < b.display_path;
-  });
+  std::sort(scan.files.begin(), scan.files.end(),
+            [](const FileReport& a, const FileReport& b) { return a.display_path < b.display_path; });
   const size_t n = scan.targets.size();
   scan.totals.assign(n, Totals{});
   // Unowned files sort last: the key puts "" after every name.
@@ -143,14 +142,12 @@ bool BinaryScan::AnyNoImage() const {
 }
 
 bool IsCandidateName(const std::string& name) {
-  if (EndsWith(name, ".so") || EndsWith(name, ".cubin") || EndsWith(name, ".fatbin") ||
-      EndsWith(name, ".ptx")) {
+  if (EndsWith(name, ".so") || EndsWith(name, ".cubin") || EndsWith(name, ".fatbin") || EndsWith(name, ".ptx")) {
     return true;
   }
   // Versioned shared objects: libcudnn.so.9, libnccl.so.2.21.5
   const size_t so = name.find(".so.");
-  return so != std::string::npos &&
-         name.find_first_not_of("0123456789.", so + 4) == std::string::npos;
+  return so != std::string::npos && name.find_first_not_of("0123456789.", so + 4) == std::string::npos;
 }
 
 BinaryScan ScanBinaries(const std::vector<std::string>& paths, const ScanOptions& options) {

@@ -46,14 +46,14 @@ struct DistributionTotals {
 };
 
 struct BinaryScan {
-  std::vector<std::string> targets;          // "sm_120"
-  std::vector<FileReport> files;             // files with kernel images, sorted by path
+  std::vector<std::string> targets;               // "sm_120"
+  std::vector<FileReport> files;                  // files with kernel images, sorted by path
   std::vector<DistributionTotals> distributions;  // sorted by name, unowned last
-  std::vector<Totals> totals;                // per target
-  std::vector<Error> errors;                 // files named on the command line that could not be read
-  size_t files_examined = 0;                 // candidates opened (.so, .cubin, .fatbin, .ptx)
-  uint64_t bytes_examined = 0;               // their total size
-  uint64_t bytes_read = 0;                   // what reading them touched
+  std::vector<Totals> totals;                     // per target
+  std::vector<Error> errors;                      // files named on the command line that could not be read
+  size_t files_examined = 0;                      // candidates opened (.so, .cubin, .fatbin, .ptx)
+  uint64_t bytes_examined = 0;                    // their total size
+  uint64_t bytes_read = 0;                        // what reading them touched
 
   bool AnyNoImage() const;
 };

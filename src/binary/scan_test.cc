@@ -150,7 +150,8 @@ TEST_F(SitePackages, TextReportGroupsByDistribution) {
   const std::string text = FormatText(Scan("sm_120"));
   EXPECT_NE(text.find("fastattn 0.3.1: sm_120: 2 files: 1 native, 0 ptx-jit, 1 no-image\n"), std::string::npos) << text;
   EXPECT_NE(text.find("  no-image  fastattn/_kernels.so\n            sass: sm_90a sm_100a; ptx: compute_90a\n"),
-            std::string::npos) << text;
+            std::string::npos)
+      << text;
   EXPECT_NE(text.find("total: sm_120: 3 files: 1 native, 1 ptx-jit, 1 no-image\n"), std::string::npos) << text;
 }
 
@@ -177,8 +178,8 @@ TEST(PythonLoadNames, ImportsAndSharedObjectLiterals) {
       "from fastattn.jit import load as jit_load\n"
       "# import commented_out\n"
       "lib = ctypes.CDLL(os.path.join(here, \"libfmha.so.1\"))\n");
-  EXPECT_EQ(names, (std::vector<std::string>{"os", "fastattn._C", ".", "_kernels", "fastattn.jit",
-                                             "fastattn.jit.load", "libfmha.so.1"}));
+  EXPECT_EQ(names, (std::vector<std::string>{"os", "fastattn._C", ".", "_kernels", "fastattn.jit", "fastattn.jit.load",
+                                             "libfmha.so.1"}));
 }
 
 TEST_F(SitePackages, PythonGateWhoseModuleLoadsANoImageBinarySaysSo) {

@@ -111,8 +111,8 @@ std::vector<std::string> SubcommandArgs(const json& params) {
   for (const auto& [key, value] : params.items()) {
     if (key.rfind("_ansible_", 0) == 0) continue;
     if (std::find(std::begin(kKnown), std::end(kKnown), key) == std::end(kKnown)) {
-      throw UsageError(fmt::format(
-          "unsupported parameter '{}' (supported: state, rules, site_packages, python, clear_cache)", key));
+      throw UsageError(
+          fmt::format("unsupported parameter '{}' (supported: state, rules, site_packages, python, clear_cache)", key));
     }
   }
   std::string state = params.value("state", "present");

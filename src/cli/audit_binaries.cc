@@ -11,9 +11,9 @@ namespace archpatch::cli {
 
 void AddBinariesOptions(po::options_description& desc) {
   desc.add_options()("no-binaries", "skip the binary coverage report (on by default for environments)");
-  desc.add_options()
-      ("binaries", "also report whether the CUDA binaries found (.so, .cubin, .fatbin, .ptx) can run on --arch")
-      ("binaries-only", "report only the CUDA binaries and their coverage (docs/binaries.md)");
+  desc.add_options()("binaries",
+                     "also report whether the CUDA binaries found (.so, .cubin, .fatbin, .ptx) can run on --arch")(
+      "binaries-only", "report only the CUDA binaries and their coverage (docs/binaries.md)");
 }
 
 int RunBinariesOnly(const arch::Arch& target, const std::vector<std::string>& paths, bool json) {

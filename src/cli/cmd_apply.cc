@@ -24,7 +24,8 @@ constexpr const char* kSynopsis =
 
 po::options_description Options() {
   po::options_description desc("options");
-  desc.add_options()("rule", po::value<std::vector<std::string>>()->composing(), "a rule id or a rule file (repeatable)")(
+  desc.add_options()("rule", po::value<std::vector<std::string>>()->composing(),
+                     "a rule id or a rule file (repeatable)")(
       "arch", po::value<std::string>(), "refuse rules that do not target this arch (sm_120, ...)")(
       "plan", po::value<std::string>(), "apply exactly this reviewed plan (from 'apply --dry-run --json')")(
       "dry-run,n", "print the unified diff (with --json: the complete plan); change nothing")(
@@ -112,10 +113,13 @@ json RulesJson(const apply::ApplyReport& report) {
   json rules = json::array();
   for (const apply::RuleReport& r : report.rules) {
     json files = r.outcome == apply::RuleOutcome::satisfied ? json::array() : FilesJson(r.files);
-    rules.push_back({{"id", r.id}, {"changed", r.outcome == apply::RuleOutcome::changed},
+    rules.push_back({{"id", r.id},
+                     {"changed", r.outcome == apply::RuleOutcome::changed},
                      {"satisfied", r.outcome == apply::RuleOutcome::satisfied},
-                     {"already_applied", r.outcome == apply::RuleOutcome::already_applied}, {"msg", r.message},
-                     {"files", files}, {"caches_cleared", ToJson(r.caches_cleared)}});
+                     {"already_applied", r.outcome == apply::RuleOutcome::already_applied},
+                     {"msg", r.message},
+                     {"files", files},
+                     {"caches_cleared", ToJson(r.caches_cleared)}});
   }
   return rules;
 }
@@ -128,9 +132,13 @@ std::vector<std::string> Lines(const apply::ApplyReport& report) {
 }
 
 void PrintJson(const Output& out, const apply::ApplyReport& report) {
-  json j = {{"changed", report.changed()}, {"failed", report.failure.has_value()},
-            {"msg", fmt::format("{}", fmt::join(Lines(report), "; "))}, {"check_mode", report.dry_run},
-            {"rules", RulesJson(report)}, {"notes", report.notes}, {"recovered", ToJson(report.recovered)}};
+  json j = {{"changed", report.changed()},
+            {"failed", report.failure.has_value()},
+            {"msg", fmt::format("{}", fmt::join(Lines(report), "; "))},
+            {"check_mode", report.dry_run},
+            {"rules", RulesJson(report)},
+            {"notes", report.notes},
+            {"recovered", ToJson(report.recovered)}};
   if (report.failure) {
     j["on_disk"] = apply::Name(report.failure->on_disk);
     j["restored"] = report.failure->restored;

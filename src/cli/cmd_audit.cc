@@ -29,24 +29,27 @@ namespace archpatch::cli {
 namespace {
 
 constexpr const char* kSynopsis =
-    "--arch ARCH [--against ARCH,...] [-D NAME[=VAL]]... [-U NAME]... [--undef-unknown] [--binaries | --binaries-only | --no-binaries] [--each] [--show-all] [--keep-tests] [--json | --sarif] (PATH... | --python EXE | --site-packages DIR | --root DIR)";
+    "--arch ARCH [--against ARCH,...] [-D NAME[=VAL]]... [-U NAME]... [--undef-unknown] [--binaries | --binaries-only "
+    "| --no-binaries] [--each] [--show-all] [--keep-tests] [--json | --sarif] (PATH... | --python EXE | "
+    "--site-packages DIR | --root DIR)";
 
 po::options_description AuditOptionsDescription() {
   po::options_description desc("options");
-  desc.add_options()
-      ("arch", po::value<std::string>(), "the arch to deploy on (sm_120, 12.0, 120a, ...)")
-      ("against", po::value<std::string>(), "compare with these arches only (comma-separated); default: every arch nvcc 13 knows")
-      ("define,D", po::value<std::vector<std::string>>()->composing(), "NAME[=VAL]: treat the macro as defined (as cc -D)")
-      ("undef,U", po::value<std::vector<std::string>>()->composing(), "NAME: treat the macro as undefined")
-      ("undef-unknown", "every macro not given with -D/-U is undefined, as the compiler sees it")
-      ("json", "print one JSON document (docs/audit.md)")
-      ("sarif", "print SARIF 2.1.0 for code-scanning services and editors (docs/audit.md)")
-      ("each", "list every place under its root cause, with why and whether widening is safe")
-      ("show-all", "also list legacy fallbacks and other chips' paths (not exclusions of the target)")
-      ("keep-tests", "also audit tests/, benchmarks/, docs/, examples/ (and setup.py in environments)")
-      ("jobs,j", po::value<int>()->default_value(0), "worker threads (default: one per core)")
-      ("no-hazards", "skip the hazard checks (empty kernels, whether each gate is safe to widen; docs/hazards.md)")
-      ("path", po::value<std::vector<std::string>>(), "files or directories to audit");
+  desc.add_options()("arch", po::value<std::string>(), "the arch to deploy on (sm_120, 12.0, 120a, ...)")(
+      "against", po::value<std::string>(),
+      "compare with these arches only (comma-separated); default: every arch nvcc 13 knows")(
+      "define,D", po::value<std::vector<std::string>>()->composing(),
+      "NAME[=VAL]: treat the macro as defined (as cc -D)")(
+      "undef,U", po::value<std::vector<std::string>>()->composing(), "NAME: treat the macro as undefined")(
+      "undef-unknown", "every macro not given with -D/-U is undefined, as the compiler sees it")(
+      "json", "print one JSON document (docs/audit.md)")(
+      "sarif", "print SARIF 2.1.0 for code-scanning services and editors (docs/audit.md)")(
+      "each", "list every place under its root cause, with why and whether widening is safe")(
+      "show-all", "also list legacy fallbacks and other chips' paths (not exclusions of the target)")(
+      "keep-tests", "also audit tests/, benchmarks/, docs/, examples/ (and setup.py in environments)")(
+      "jobs,j", po::value<int>()->default_value(0), "worker threads (default: one per core)")(
+      "no-hazards", "skip the hazard checks (empty kernels, whether each gate is safe to widen; docs/hazards.md)")(
+      "path", po::value<std::vector<std::string>>(), "files or directories to audit");
   AddBinariesOptions(desc);
   AddEnvOptions(desc);
   return desc;
@@ -73,7 +76,8 @@ bool IsEnvironmentAudit(const po::variables_map& vars) {
 scan::AuditOptions ToAuditOptions(const po::variables_map& vars) {
   if (!vars.count("arch")) throw UsageError("audit: '--arch' is required (for example --arch sm_120)");
   if (!vars.count("path") && !IsEnvironmentAudit(vars)) {
-    throw UsageError("audit: no PATH given (a package folder, a source tree or files, or --python/--site-packages/--root)");
+    throw UsageError(
+        "audit: no PATH given (a package folder, a source tree or files, or --python/--site-packages/--root)");
   }
   if (vars.count("path") && IsEnvironmentAudit(vars)) {
     throw UsageError("audit: give PATHs or an environment (--python, --site-packages, --root), not both");
@@ -178,11 +182,13 @@ int RunAudit(const Context&, const std::vector<std::string>& args) {
     // Only the sources the audit reads (Python, CUDA, C++) are checked: they are what a hand edit
     // or `sed -i` changes, and hashing every file of a GPU environment (7.3 GB: libtorch_cuda.so,
     // cuDNN, ...) was most of an environment audit's 25 s.
-    mismatches = env::RecordMismatches(env, [](std::string_view path) { return scan::KindOf(path) != scan::FileKind::kOther; });
+    mismatches =
+        env::RecordMismatches(env, [](std::string_view path) { return scan::KindOf(path) != scan::FileKind::kOther; });
   }
   RefuseTogether(parsed.vars, "binaries", "binaries-only");
   RefuseTogether(parsed.vars, "binaries", "no-binaries");
-  if (parsed.vars.count("binaries-only")) return RunBinariesOnly(options.target, options.paths, parsed.vars.count("json"));
+  if (parsed.vars.count("binaries-only"))
+    return RunBinariesOnly(options.target, options.paths, parsed.vars.count("json"));
   RefuseTogether(parsed.vars, "json", "sarif");
   const bool for_tools = parsed.vars.count("json") || parsed.vars.count("sarif");
   TerminalProgress progress(!for_tools);
@@ -197,8 +203,8 @@ int RunAudit(const Context&, const std::vector<std::string>& args) {
   PrintProblems(*report);
   if (mismatches && !parsed.vars.count("json")) {
     for (const env::RecordMismatch& m : *mismatches) {
-      fmt::print(stderr, "archpatch: warning: {}: {} since {} was installed (does not match RECORD)\n",
-                 m.file.string(), m.state, m.distribution);
+      fmt::print(stderr, "archpatch: warning: {}: {} since {} was installed (does not match RECORD)\n", m.file.string(),
+                 m.state, m.distribution);
     }
   }
   std::vector<gate::Group> groups = scan::BuildGroups(report->findings, options.paths);
@@ -217,8 +223,8 @@ int RunAudit(const Context&, const std::vector<std::string>& args) {
   }
   const bool no_image = binaries && binaries->AnyNoImage();
   // Legacy fallbacks and other chips' paths keep nothing out: they alone leave the exit code 0.
-  const bool excluded = std::any_of(groups.begin(), groups.end(),
-                                    [](const gate::Group& g) { return gate::KeepsTargetOut(g.klass); });
+  const bool excluded =
+      std::any_of(groups.begin(), groups.end(), [](const gate::Group& g) { return gate::KeepsTargetOut(g.klass); });
   return !excluded && !no_image ? kExitOk : kExitFindings;
 }
 

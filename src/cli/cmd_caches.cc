@@ -73,25 +73,29 @@ int RunCaches(const Context&, const std::vector<std::string>& args) {
       Result<store::ClearReport> r =
           clear ? store::ClearCache(disk, *kind, *root, {}, dry ? store::DryRun::yes : store::DryRun::no)
                 : Result<store::ClearReport>(store::MeasureCache(disk, *kind, *root));
-      if (r) report = *r;
-      else root = r.error();
+      if (r)
+        report = *r;
+      else
+        root = r.error();
     }
     failed |= !root;
     if (report) total_files += report->files;
     out.push_back(ReportJson(*kind, root, report ? &*report : nullptr));
   }
   if (parsed.vars.count("json")) {
-    fmt::print("{}\n", json{{"action", action}, {"dry_run", dry}, {"changed", clear && !dry && total_files > 0},
-                            {"caches", out}}.dump(2));
+    fmt::print(
+        "{}\n",
+        json{{"action", action}, {"dry_run", dry}, {"changed", clear && !dry && total_files > 0}, {"caches", out}}.dump(
+            2));
   } else {
     for (const json& c : out) {
       if (c.contains("error")) {
         fmt::print("{:<17} {}\n", c["name"].get<std::string>(), c["error"].get<std::string>());
         continue;
       }
-      std::string size = c["exists"].get<bool>()
-                             ? fmt::format("{} file(s), {}", c["files"].get<uint64_t>(), HumanBytes(c["bytes"].get<uint64_t>()))
-                             : "absent";
+      std::string size = c["exists"].get<bool>() ? fmt::format("{} file(s), {}", c["files"].get<uint64_t>(),
+                                                               HumanBytes(c["bytes"].get<uint64_t>()))
+                                                 : "absent";
       fmt::print("{:<17} {:<44} {}{}\n", c["name"].get<std::string>(), c["root"].get<std::string>(),
                  clear ? (dry ? "would free " : "freed ") : "", size);
     }

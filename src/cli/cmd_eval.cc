@@ -109,16 +109,16 @@ cuda::MacroEnv EnvOptions(const po::variables_map& vars) {
 
 int RunEval(const Context&, const std::vector<std::string>& args) {
   po::options_description desc("options");
-  desc.add_options()
-      ("arch", po::value<std::string>(), "arches to evaluate for: sm_120,sm_121 or 'all'")
-      ("define,D", po::value<std::vector<std::string>>(), "NAME[=VAL]: the macro is defined (to 1 or VAL)")
-      ("undefine,U", po::value<std::vector<std::string>>(), "NAME: the macro is undefined")
-      ("undef-unknown", "treat every macro not fixed by -D/-U or the arch as undefined, as the compiler does")
-      ("json", "one JSON object per expression per line")
-      ("expr-file", po::value<std::string>(), "read expressions from FILE, one per line")
-      ("expr", po::value<std::vector<std::string>>(), "expressions (after '--' when one starts with '-')");
-  const char* synopsis = "--arch ARCH[,ARCH...] [-D NAME[=VAL]]... [-U NAME]... [--undef-unknown] [--json] "
-                         "(EXPR... | --expr-file FILE)";
+  desc.add_options()("arch", po::value<std::string>(), "arches to evaluate for: sm_120,sm_121 or 'all'")(
+      "define,D", po::value<std::vector<std::string>>(), "NAME[=VAL]: the macro is defined (to 1 or VAL)")(
+      "undefine,U", po::value<std::vector<std::string>>(), "NAME: the macro is undefined")(
+      "undef-unknown", "treat every macro not fixed by -D/-U or the arch as undefined, as the compiler does")(
+      "json", "one JSON object per expression per line")("expr-file", po::value<std::string>(),
+                                                         "read expressions from FILE, one per line")(
+      "expr", po::value<std::vector<std::string>>(), "expressions (after '--' when one starts with '-')");
+  const char* synopsis =
+      "--arch ARCH[,ARCH...] [-D NAME[=VAL]]... [-U NAME]... [--undef-unknown] [--json] "
+      "(EXPR... | --expr-file FILE)";
   ParsedOptions opts = ParseOptions("eval", desc, args, "expr");
   if (opts.help) {
     PrintCommandHelp("eval", synopsis, desc);
@@ -130,9 +130,8 @@ int RunEval(const Context&, const std::vector<std::string>& args) {
   if (!vars.count("expr") && !vars.count("expr-file")) throw UsageError("eval: no expression given");
   const std::vector<arch::Arch> arches = ArchesOption(vars["arch"].as<std::string>());
   const cuda::MacroEnv env = EnvOptions(vars);
-  const std::vector<Expression> exprs = vars.count("expr-file")
-                                            ? FromFile(vars["expr-file"].as<std::string>())
-                                            : FromArgs(vars["expr"].as<std::vector<std::string>>());
+  const std::vector<Expression> exprs = vars.count("expr-file") ? FromFile(vars["expr-file"].as<std::string>())
+                                                                : FromArgs(vars["expr"].as<std::vector<std::string>>());
   const bool json = vars.count("json") > 0;
   int exit_code = kExitOk;
   for (const Expression& e : exprs) {
@@ -142,8 +141,10 @@ int RunEval(const Context&, const std::vector<std::string>& args) {
       if (json) {
         const Error& error = c.error();
         const int column = error.where.column + (error.where.line == 1 ? e.column_offset : 0);
-        const nlohmann::ordered_json where = {{"file", e.origin}, {"line", e.line + error.where.line - 1},
-                                              {"column", column}, {"message", error.message}};
+        const nlohmann::ordered_json where = {{"file", e.origin},
+                                              {"line", e.line + error.where.line - 1},
+                                              {"column", column},
+                                              {"message", error.message}};
         fmt::print("{}\n", nlohmann::ordered_json{{"expr", e.text}, {"error", where}}.dump());
       }
       exit_code = kExitUsage;

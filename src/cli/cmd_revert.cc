@@ -19,11 +19,12 @@ constexpr const char* kSynopsis =
 
 po::options_description Options() {
   po::options_description desc("options");
-  desc.add_options()("rule", po::value<std::vector<std::string>>()->composing(), "revert this applied rule (repeatable)")(
+  desc.add_options()("rule", po::value<std::vector<std::string>>()->composing(),
+                     "revert this applied rule (repeatable)")(
       "package", po::value<std::vector<std::string>>()->composing(), "revert every rule applied to this distribution")(
       "all", "revert everything archpatch applied here")(
-      "force", "restore originals even over files changed since apply")(
-      "no-clear-cache", "leave JIT caches alone")("json", "print the result as JSON on stdout");
+      "force", "restore originals even over files changed since apply")("no-clear-cache", "leave JIT caches alone")(
+      "json", "print the result as JSON on stdout");
   AddEnvOptions(desc);
   return desc;
 }
@@ -52,15 +53,22 @@ int Print(const apply::RevertReport& report, bool as_json) {
   json items = json::array();
   for (size_t i = 0; i < report.items.size(); ++i) {
     const store::RevertItem& item = report.items[i];
-    items.push_back({{"id", item.rule}, {"distribution", item.distribution}, {"result", store::Name(item.verdict)},
-                     {"changed", item.verdict != store::RevertVerdict::refused}, {"msg", lines[i]},
-                     {"restored", item.restored}, {"caches_cleared", ToJson(item.caches_cleared)}});
+    items.push_back({{"id", item.rule},
+                     {"distribution", item.distribution},
+                     {"result", store::Name(item.verdict)},
+                     {"changed", item.verdict != store::RevertVerdict::refused},
+                     {"msg", lines[i]},
+                     {"restored", item.restored},
+                     {"caches_cleared", ToJson(item.caches_cleared)}});
   }
   if (lines.empty()) lines.push_back("nothing is applied here: nothing to revert");
   if (as_json) {
-    json result = {{"changed", report.changed()}, {"failed", report.refused()},
-                   {"msg", fmt::format("{}", fmt::join(lines, "; "))}, {"rules", items},
-                   {"notes", report.notes}, {"recovered", ToJson(report.recovered)}};
+    json result = {{"changed", report.changed()},
+                   {"failed", report.refused()},
+                   {"msg", fmt::format("{}", fmt::join(lines, "; "))},
+                   {"rules", items},
+                   {"notes", report.notes},
+                   {"recovered", ToJson(report.recovered)}};
     fmt::print("{}\n", result.dump(2));
   } else {
     for (const std::string& line : lines) fmt::print("{}\n", line);

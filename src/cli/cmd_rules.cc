@@ -47,12 +47,21 @@ std::string EditSummary(const rules::Edit& e) {
 Json RuleJson(const rules::Rule& r) {
   Json edits = Json::array();
   for (const rules::Edit& e : r.edits) {
-    edits.push_back({{"kind", e.KindName()}, {"file", e.file}, {"summary", EditSummary(e)},
+    edits.push_back({{"kind", e.KindName()},
+                     {"file", e.file},
+                     {"summary", EditSummary(e)},
                      {"expect", e.expect ? Json(*e.expect) : Json(nullptr)}});
   }
-  return {{"id", r.id},           {"path", r.path.string()}, {"distribution", r.distribution},
-          {"versions", r.versions}, {"targets", r.target_names}, {"caches", r.caches},
-          {"summary", r.summary}, {"notes", r.notes},        {"sha256", r.sha256}, {"edits", edits}};
+  return {{"id", r.id},
+          {"path", r.path.string()},
+          {"distribution", r.distribution},
+          {"versions", r.versions},
+          {"targets", r.target_names},
+          {"caches", r.caches},
+          {"summary", r.summary},
+          {"notes", r.notes},
+          {"sha256", r.sha256},
+          {"edits", edits}};
 }
 
 int List(bool json) {
@@ -69,8 +78,8 @@ int List(bool json) {
       out.push_back(RuleJson(*rule));
     } else {
       fmt::print("{:<44} {:<20} {:<16} {:<16} {}\n", rule->id, rule->distribution,
-                 rule->versions.empty() ? "*" : rule->versions,
-                 fmt::format("{}", fmt::join(rule->target_names, ",")), rule->summary);
+                 rule->versions.empty() ? "*" : rule->versions, fmt::format("{}", fmt::join(rule->target_names, ",")),
+                 rule->summary);
     }
   }
   if (json) fmt::print("{}\n", out.dump(2));
@@ -87,7 +96,8 @@ int Show(const std::string& id, bool json) {
   const rules::Rule& r = *rule;
   fmt::print("{}: {}\n  file: {}\n  distribution: {} {}\n  targets: {}\n  caches: {}\n  edits:\n", r.id, r.summary,
              r.path.string(), r.distribution, r.versions.empty() ? "(any version)" : r.versions,
-             fmt::join(r.target_names, ", "), r.caches.empty() ? "(none)" : fmt::format("{}", fmt::join(r.caches, ", ")));
+             fmt::join(r.target_names, ", "),
+             r.caches.empty() ? "(none)" : fmt::format("{}", fmt::join(r.caches, ", ")));
   for (size_t i = 0; i < r.edits.size(); ++i) fmt::print("    {}. {}\n", i + 1, EditSummary(r.edits[i]));
   if (!r.notes.empty()) fmt::print("\nnotes:\n{}{}", r.notes, r.notes.ends_with('\n') ? "" : "\n");
   return kExitOk;
@@ -165,7 +175,8 @@ int RunRules(const Context&, const std::vector<std::string>& args) {
   if (verb == "show" && words.size() == 1) return Show(words[0], json);
   if (verb == "check") return Check(words);
   if (verb == "test") return Test(words, dir);
-  throw UsageError(fmt::format("rules: unknown or malformed subcommand '{}' (usage: archpatch rules {})", verb, kSynopsis));
+  throw UsageError(
+      fmt::format("rules: unknown or malformed subcommand '{}' (usage: archpatch rules {})", verb, kSynopsis));
 }
 
 }  // namespace archpatch::cli

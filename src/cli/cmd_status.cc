@@ -17,9 +17,13 @@ using nlohmann::json;
 json HalfDoneJson(const apply::HalfDone& h) {
   json files = json::array();
   for (const apply::FileStatus& f : h.files) files.push_back({{"path", f.path}, {"state", apply::Name(f.state)}});
-  return {{"operation", h.journal.operation}, {"transaction", h.journal.transaction},
-          {"started_at", h.journal.started_at}, {"rules", h.journal.rules},
-          {"committed", h.committed}, {"files", files}, {"problems", h.problems}};
+  return {{"operation", h.journal.operation},
+          {"transaction", h.journal.transaction},
+          {"started_at", h.journal.started_at},
+          {"rules", h.journal.rules},
+          {"committed", h.committed},
+          {"files", files},
+          {"problems", h.problems}};
 }
 
 json StatusJson(const apply::StatusReport& report) {
@@ -28,12 +32,19 @@ json StatusJson(const apply::StatusReport& report) {
     const store::Entry& e = s.entry;
     json files = json::array();
     for (const apply::FileStatus& f : s.files) {
-      files.push_back({{"path", f.path}, {"state", apply::Name(f.state)}, {"original_sha256", f.original_sha256},
+      files.push_back({{"path", f.path},
+                       {"state", apply::Name(f.state)},
+                       {"original_sha256", f.original_sha256},
                        {"patched_sha256", f.patched_sha256}});
     }
-    entries.push_back({{"rule", e.rule}, {"distribution", e.distribution}, {"version", e.version},
-                       {"applied_at", e.applied_at}, {"archpatch_version", e.archpatch_version},
-                       {"caches", e.caches}, {"as_left", s.as_left}, {"files", files}});
+    entries.push_back({{"rule", e.rule},
+                       {"distribution", e.distribution},
+                       {"version", e.version},
+                       {"applied_at", e.applied_at},
+                       {"archpatch_version", e.archpatch_version},
+                       {"caches", e.caches},
+                       {"as_left", s.as_left},
+                       {"files", files}});
   }
   return {{"site_packages", report.site_packages.string()},
           {"half_done", report.half_done ? HalfDoneJson(*report.half_done) : json(nullptr)},
@@ -43,9 +54,10 @@ json StatusJson(const apply::StatusReport& report) {
 
 void PrintHalfDone(const apply::HalfDone& h) {
   if (h.committed) {
-    fmt::print("HALF DONE: the {} of {} (transaction {}, started {}) is applied and recorded, but its journal was "
-               "left behind; the next 'archpatch apply' or 'archpatch revert' removes it\n",
-               h.journal.operation, fmt::join(h.journal.rules, ", "), h.journal.transaction, h.journal.started_at);
+    fmt::print(
+        "HALF DONE: the {} of {} (transaction {}, started {}) is applied and recorded, but its journal was "
+        "left behind; the next 'archpatch apply' or 'archpatch revert' removes it\n",
+        h.journal.operation, fmt::join(h.journal.rules, ", "), h.journal.transaction, h.journal.started_at);
   } else {
     fmt::print("HALF DONE: the {} of {} (transaction {}, started {}) did not finish; {}\n", h.journal.operation,
                fmt::join(h.journal.rules, ", "), h.journal.transaction, h.journal.started_at,

@@ -17,19 +17,19 @@ namespace fs = std::filesystem;
 using Json = nlohmann::ordered_json;
 
 constexpr const char* kSynopsis =
-    "--arch ARCH [GROUP...] [--out DIR] [--allow-unknown] [--fast-paths] [--json] (--python EXE | --site-packages DIR | --root DIR)";
+    "--arch ARCH [GROUP...] [--out DIR] [--allow-unknown] [--fast-paths] [--json] (--python EXE | --site-packages DIR "
+    "| --root DIR)";
 constexpr const char* kDefaultOut = "archpatch-suggest";
 
 po::options_description SuggestOptionsDescription() {
   po::options_description desc("options");
-  desc.add_options()
-      ("arch", po::value<std::string>(), "the arch to deploy on (sm_120, 12.0, 120a, ...)")
-      ("out", po::value<std::string>()->default_value(kDefaultOut), "where the rules and their fixtures go")
-      ("allow-unknown", "also draft root causes whose widen verdict is unknown (the notes say so)")
-      ("fast-paths", "also draft fast paths, where the target runs a generic path (speed, not correctness)")
-      ("json", "print one JSON document (docs/suggest.md)")
-      ("jobs,j", po::value<int>()->default_value(0), "audit worker threads (default: one per core)")
-      ("group", po::value<std::vector<std::string>>(), "root-cause ids as `archpatch audit` prints them (G1, ...)");
+  desc.add_options()("arch", po::value<std::string>(), "the arch to deploy on (sm_120, 12.0, 120a, ...)")(
+      "out", po::value<std::string>()->default_value(kDefaultOut), "where the rules and their fixtures go")(
+      "allow-unknown", "also draft root causes whose widen verdict is unknown (the notes say so)")(
+      "fast-paths", "also draft fast paths, where the target runs a generic path (speed, not correctness)")(
+      "json", "print one JSON document (docs/suggest.md)")("jobs,j", po::value<int>()->default_value(0),
+                                                           "audit worker threads (default: one per core)")(
+      "group", po::value<std::vector<std::string>>(), "root-cause ids as `archpatch audit` prints them (G1, ...)");
   AddEnvOptions(desc);
   return desc;
 }
@@ -85,17 +85,22 @@ void PrintJson(const suggest::Suggestions& s, const suggest::WriteReport& w, con
   for (const suggest::SuggestedRule& r : s.rules) {
     Json files = Json::array();
     for (const suggest::FixtureFile& f : r.fixture) files.push_back(f.path);
-    rules.push_back({{"id", r.id}, {"path", (out / (r.id + ".yaml")).string()},
-                     {"fixture", (out / "tests" / r.id).string()}, {"distribution", r.distribution},
-                     {"version", r.version}, {"groups", r.groups}, {"edits", r.edits}, {"fixture_files", files}});
+    rules.push_back({{"id", r.id},
+                     {"path", (out / (r.id + ".yaml")).string()},
+                     {"fixture", (out / "tests" / r.id).string()},
+                     {"distribution", r.distribution},
+                     {"version", r.version},
+                     {"groups", r.groups},
+                     {"edits", r.edits},
+                     {"fixture_files", files}});
   }
   Json refused = Json::array();
   for (const suggest::Refusal& r : s.refused) {
     refused.push_back({{"group", r.group}, {"where", r.where}, {"text", r.text}, {"reason", r.reason}});
   }
-  Json doc = {{"arch", o.target.name()}, {"out", out.string()}, {"root_causes", s.root_causes},
-              {"rules", rules}, {"refused", refused}, {"written", Paths(w.written)},
-              {"unchanged", Paths(w.unchanged)}};
+  Json doc = {
+      {"arch", o.target.name()}, {"out", out.string()},         {"root_causes", s.root_causes},   {"rules", rules},
+      {"refused", refused},      {"written", Paths(w.written)}, {"unchanged", Paths(w.unchanged)}};
   fmt::print("{}\n", doc.dump(2));
 }
 
@@ -116,7 +121,8 @@ int RunSuggest(const Context&, const std::vector<std::string>& args) {
   Result<suggest::WriteReport> written = suggest::WriteSuggestions(suggestions->rules, out);
   if (!written) throw Fatal(fmt::format("suggest: {}", written.error().str()));
   for (const std::string& conflict : written->conflicts) {
-    fmt::print(stderr, "archpatch: error: refusing to overwrite: {} (nothing was written; remove it or choose another --out)\n",
+    fmt::print(stderr,
+               "archpatch: error: refusing to overwrite: {} (nothing was written; remove it or choose another --out)\n",
                conflict);
   }
   if (!written->conflicts.empty()) return kExitRefused;

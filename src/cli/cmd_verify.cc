@@ -69,8 +69,10 @@ int RunVerify(const Context& ctx, const std::vector<std::string>& args) {
   if (parsed.vars.count("json")) {
     json results = json::array();
     for (const apply::DistributionCheck& d : report.distributions) results.push_back(ToJson(d));
-    json out = {{"site_packages", env.site_packages.string()}, {"checks", {"record"}},
-                {"distributions", results}, {"drift", report.drift}};
+    json out = {{"site_packages", env.site_packages.string()},
+                {"checks", {"record"}},
+                {"distributions", results},
+                {"drift", report.drift}};
     fmt::print("{}\n", out.dump(2));
   } else {
     PrintHuman(report);

@@ -9,10 +9,10 @@ namespace archpatch::cli {
 
 // Exit codes, documented in docs/cli.md.
 enum ExitCode : int {
-  kExitOk = 0,          // success: no findings; apply/revert changed what was asked
-  kExitFindings = 1,    // audit/verify/status: something to report; apply/revert: nothing to do
-  kExitUsage = 2,       // bad options or input; nothing changed on disk
-  kExitRefused = 3,     // refused or failed (rule mismatch, hazard, hash mismatch, rolled back)
+  kExitOk = 0,        // success: no findings; apply/revert changed what was asked
+  kExitFindings = 1,  // audit/verify/status: something to report; apply/revert: nothing to do
+  kExitUsage = 2,     // bad options or input; nothing changed on disk
+  kExitRefused = 3,   // refused or failed (rule mismatch, hazard, hash mismatch, rolled back)
 };
 
 struct Context {

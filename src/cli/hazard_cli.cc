@@ -20,7 +20,8 @@ hazard::ProofOptions ProofOptionsFrom(const po::variables_map& vars) {
 }
 
 void AddApplyHazardOptions(po::options_description& desc) {
-  desc.add_options()("verify", "prove each CUDA edit with the compiler's preprocessor before writing (docs/hazards.md)")(
+  desc.add_options()("verify",
+                     "prove each CUDA edit with the compiler's preprocessor before writing (docs/hazards.md)")(
       "proof-engine", po::value<std::string>(), "auto (nvcc when found, else libclang), nvcc or libclang");
 }
 
@@ -31,14 +32,17 @@ bool WantsProof(const std::vector<std::string>& args) {
 int RunVerifyProof(const Context&, const std::vector<std::string>& args) {
   po::options_description desc("options");
   desc.add_options()("proof", "prove the CUDA edits of rules with the compiler's preprocessor")(
-      "rule", po::value<std::vector<std::string>>()->composing(), "only this rule (repeatable); default every applied rule")(
+      "rule", po::value<std::vector<std::string>>()->composing(),
+      "only this rule (repeatable); default every applied rule")(
       "proof-engine", po::value<std::string>(), "auto (nvcc when found, else libclang), nvcc or libclang")(
       "json", "print the proof as JSON (docs/hazards.md)");
   AddEnvOptions(desc);
   ParsedOptions parsed = ParseOptions("verify", desc, args);
   if (parsed.help) {
-    PrintCommandHelp("verify", "--proof [--rule ID]... [--python EXE | --site-packages DIR | --root DIR] "
-                               "[--proof-engine auto|nvcc|libclang] [--json]", desc);
+    PrintCommandHelp("verify",
+                     "--proof [--rule ID]... [--python EXE | --site-packages DIR | --root DIR] "
+                     "[--proof-engine auto|nvcc|libclang] [--json]",
+                     desc);
     return kExitOk;
   }
   const po::variables_map& vars = parsed.vars;

@@ -69,9 +69,7 @@ void SetUpLogging(int verbosity) {
   // Logs go to stderr so stdout stays clean for results and --json.
   spdlog::set_default_logger(spdlog::stderr_color_st("archpatch"));
   spdlog::set_pattern("archpatch: %l: %v");
-  spdlog::set_level(verbosity >= 2 ? spdlog::level::debug
-                    : verbosity == 1 ? spdlog::level::info
-                                     : spdlog::level::warn);
+  spdlog::set_level(verbosity >= 2 ? spdlog::level::debug : verbosity == 1 ? spdlog::level::info : spdlog::level::warn);
 }
 
 int Main(int argc, char** argv) {

@@ -9,8 +9,7 @@
 namespace archpatch::cli {
 
 ParsedOptions ParseOptions(const std::string& command, po::options_description desc,
-                           const std::vector<std::string>& args, const std::string& positional,
-                           int max_positional) {
+                           const std::vector<std::string>& args, const std::string& positional, int max_positional) {
   desc.add_options()("help,h", "show this help")("verbose,v", "more logging on stderr (-v, -vv)");
   po::positional_options_description pos;
   if (!positional.empty()) pos.add(positional.c_str(), max_positional);
@@ -25,8 +24,7 @@ ParsedOptions ParseOptions(const std::string& command, po::options_description d
   return parsed;
 }
 
-void PrintCommandHelp(const std::string& command, const std::string& synopsis,
-                      const po::options_description& desc) {
+void PrintCommandHelp(const std::string& command, const std::string& synopsis, const po::options_description& desc) {
   fmt::print("usage: archpatch {} {}\n\n", command, synopsis);
   std::cout << desc << std::flush;
 }

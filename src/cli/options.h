@@ -23,8 +23,7 @@ ParsedOptions ParseOptions(const std::string& command, po::options_description d
                            int max_positional = -1);
 
 // Prints "usage: archpatch COMMAND SYNOPSIS" and the options.
-void PrintCommandHelp(const std::string& command, const std::string& synopsis,
-                      const po::options_description& desc);
+void PrintCommandHelp(const std::string& command, const std::string& synopsis, const po::options_description& desc);
 
 // Refuses two options that cannot go together: "'--a' and '--b' cannot be used together".
 void RefuseTogether(const po::variables_map& vars, const char* a, const char* b);

@@ -7,8 +7,8 @@ namespace archpatch::cli {
 
 void AddEnvOptions(po::options_description& desc) {
   desc.add_options()("python", po::value<std::string>(), "the environment of this interpreter (default: python3)")(
-      "site-packages", po::value<std::string>(), "a site-packages folder")(
-      "root", po::value<std::string>(), "a plain tree (distributions optional)");
+      "site-packages", po::value<std::string>(), "a site-packages folder")("root", po::value<std::string>(),
+                                                                           "a plain tree (distributions optional)");
 }
 
 env::Environment DiscoverEnvironment(const po::variables_map& vars) {
@@ -27,12 +27,14 @@ env::Environment DiscoverEnvironment(const po::variables_map& vars) {
 void PrintRecovery(const store::RecoveryOutcome& r) {
   if (!r.found) return;
   if (r.operation.empty()) {  // a journal that did not parse, set aside by revert --force
-    fmt::print(stderr, "archpatch: warning: set aside a damaged journal as .archpatch/journal.json.damaged ({}); "
+    fmt::print(stderr,
+               "archpatch: warning: set aside a damaged journal as .archpatch/journal.json.damaged ({}); "
                "the files it named may be half patched: 'archpatch verify' lists files that differ from RECORD\n",
                r.set_aside);
     return;
   }
-  fmt::print(stderr, "archpatch: note: completed the {} of {} that an earlier run left half done "
+  fmt::print(stderr,
+             "archpatch: note: completed the {} of {} that an earlier run left half done "
              "(transaction {}, started {}): {}\n",
              r.operation, fmt::join(r.rules, ", "), r.transaction, r.started_at,
              r.committed ? "it had committed; only its journal was left"

@@ -15,7 +15,7 @@ namespace {
 // C++ alternative tokens and what they stand for; the assignment ones are never valid in a #if.
 const std::map<std::string_view, std::string_view>& AlternativeTokens() {
   static const std::map<std::string_view, std::string_view> table = {
-      {"and", "&&"}, {"or", "||"},     {"not", "!"},     {"bitand", "&"},  {"bitor", "|"},   {"xor", "^"},
+      {"and", "&&"},  {"or", "||"},     {"not", "!"},     {"bitand", "&"}, {"bitor", "|"},   {"xor", "^"},
       {"compl", "~"}, {"not_eq", "!="}, {"and_eq", "&="}, {"or_eq", "|="}, {"xor_eq", "^="},
   };
   return table;
@@ -24,9 +24,8 @@ const std::map<std::string_view, std::string_view>& AlternativeTokens() {
 // Binary operators by precedence (higher binds tighter); '?' is the ternary.
 int Precedence(std::string_view op) {
   static const std::map<std::string_view, int> table = {
-      {",", 1},  {"?", 2},  {"||", 3}, {"&&", 4}, {"|", 5},   {"^", 6},   {"&", 7},   {"==", 8},
-      {"!=", 8}, {"<", 9},  {">", 9},  {"<=", 9}, {">=", 9},  {"<<", 10}, {">>", 10}, {"+", 11},
-      {"-", 11}, {"*", 12}, {"/", 12}, {"%", 12},
+      {",", 1}, {"?", 2},  {"||", 3}, {"&&", 4},  {"|", 5},   {"^", 6},  {"&", 7},  {"==", 8}, {"!=", 8}, {"<", 9},
+      {">", 9}, {"<=", 9}, {">=", 9}, {"<<", 10}, {">>", 10}, {"+", 11}, {"-", 11}, {"*", 12}, {"/", 12}, {"%", 12},
   };
   auto it = table.find(op);
   return it == table.end() ? 0 : it->second;
@@ -35,9 +34,9 @@ int Precedence(std::string_view op) {
 // Built-in function-like operators of GCC and Clang; their value is never known here.
 bool IsBuiltinQuery(std::string_view name) {
   static const std::set<std::string_view> names = {
-      "__has_include", "__has_include_next", "__has_builtin", "__has_attribute", "__has_cpp_attribute",
-      "__has_c_attribute", "__has_feature", "__has_extension", "__has_warning", "__has_declspec_attribute",
-      "__is_identifier", "__has_embed", "__is_target_arch", "__is_target_os",
+      "__has_include",     "__has_include_next", "__has_builtin",    "__has_attribute", "__has_cpp_attribute",
+      "__has_c_attribute", "__has_feature",      "__has_extension",  "__has_warning",   "__has_declspec_attribute",
+      "__is_identifier",   "__has_embed",        "__is_target_arch", "__is_target_os",
   };
   return names.count(name) > 0;
 }
@@ -55,8 +54,7 @@ constexpr int kMaxTreeDepth = 2000;
 
 }  // namespace
 
-ConditionParser::ConditionParser(std::string_view text, std::vector<CondToken> tokens)
-    : tokens_(std::move(tokens)) {
+ConditionParser::ConditionParser(std::string_view text, std::vector<CondToken> tokens) : tokens_(std::move(tokens)) {
   condition_.text_ = std::string(text);
 }
 
@@ -256,7 +254,7 @@ Result<Condition> ParseCondition(std::string_view text) {
 }
 
 bool IsArchMacro(std::string_view name) {
-  static const std::string_view prefixes[] = {"__CUDA_ARCH", "NV_PROVIDES_SM_", "NV_IS_EXACTLY_SM_",
+  static const std::string_view prefixes[] = {"__CUDA_ARCH", "NV_PROVIDES_SM_",   "NV_IS_EXACTLY_SM_",
                                               "_NV_TARGET_", "__NV_PROVIDES_SM_", "__NV_IS_EXACTLY_SM_"};
   for (std::string_view p : prefixes) {
     if (name.substr(0, p.size()) == p) return true;

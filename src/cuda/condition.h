@@ -32,10 +32,10 @@ struct ConditionNode {
     kParen,       // ( e )
   };
   Kind kind = Kind::kNumber;
-  std::string op;            // operator, normalised spelling
-  std::string name;          // identifier, defined's operand, called name
-  intmax_t value = 0;        // kNumber
-  bool is_unsigned = false;  // kNumber with a u suffix, or too large for intmax_t
+  std::string op;                   // operator, normalised spelling
+  std::string name;                 // identifier, defined's operand, called name
+  intmax_t value = 0;               // kNumber
+  bool is_unsigned = false;         // kNumber with a u suffix, or too large for intmax_t
   size_t begin = 0, end = 0;        // the whole subexpression as written
   size_t op_begin = 0, op_end = 0;  // the operator token (binary, unary, ternary's '?')
   std::vector<int> children;        // indices into Condition::nodes()

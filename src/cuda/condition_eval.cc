@@ -77,7 +77,8 @@ class Evaluator {
     Result<std::vector<CondToken>> tokens = LexCondition(v.replacement);
     if (!tokens || tokens->size() != 1 || depth > 32) throw NeedsExpansion{};
     const CondToken& t = tokens->front();
-    if (t.kind == CondToken::Kind::kIdentifier && t.text != "defined" && t.text != name) return Resolve(t.text, depth + 1);
+    if (t.kind == CondToken::Kind::kIdentifier && t.text != "defined" && t.text != name)
+      return Resolve(t.text, depth + 1);
     if (t.kind != CondToken::Kind::kNumber && t.kind != CondToken::Kind::kChar) throw NeedsExpansion{};
     Result<LiteralValue> lit = t.kind == CondToken::Kind::kNumber ? InterpretInteger(t.text) : InterpretChar(t.text);
     if (!lit) throw NeedsExpansion{};

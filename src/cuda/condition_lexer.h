@@ -13,7 +13,7 @@ namespace archpatch::cuda {
 struct CondToken {
   enum class Kind { kNumber, kChar, kString, kIdentifier, kPunct, kOther };
   Kind kind = Kind::kOther;
-  std::string text;          // spliced spelling ("__CUDA_ARCH__" even across a continuation)
+  std::string text;           // spliced spelling ("__CUDA_ARCH__" even across a continuation)
   size_t begin = 0, end = 0;  // bytes in the original text, half-open
 };
 

@@ -94,7 +94,10 @@ Result<uintmax_t> NextChar(std::string_view body, size_t& i) {
     case 'f': return '\f';
     case 'v': return '\v';
     case 'e': return 27;
-    case '\\': case '\'': case '"': case '?': return static_cast<unsigned char>(c);
+    case '\\':
+    case '\'':
+    case '"':
+    case '?': return static_cast<unsigned char>(c);
     case 'x': {
       uintmax_t v = 0;
       const size_t start = i;
@@ -105,7 +108,8 @@ Result<uintmax_t> NextChar(std::string_view body, size_t& i) {
     default:
       if (c >= '0' && c <= '7') {
         uintmax_t v = c - '0';
-        for (int n = 0; n < 2 && i < body.size() && body[i] >= '0' && body[i] <= '7'; ++n) v = v * 8 + (body[i++] - '0');
+        for (int n = 0; n < 2 && i < body.size() && body[i] >= '0' && body[i] <= '7'; ++n)
+          v = v * 8 + (body[i++] - '0');
         return v;
       }
       return Bad(fmt::format("unknown escape sequence '\\{}'", c));

@@ -41,7 +41,7 @@ TEST(ConditionTest, IntegerLiteralsInEveryBaseAndSuffix) {
 
 TEST(ConditionTest, UnsignedArithmeticFollowsCpp) {
   EXPECT_EQ(Eval("-1 < 0"), T);
-  EXPECT_EQ(Eval("-1 < 0u"), F);  // -1 converts to UINTMAX_MAX
+  EXPECT_EQ(Eval("-1 < 0u"), F);                     // -1 converts to UINTMAX_MAX
   EXPECT_EQ(Eval("18446744073709551615 == -1"), T);  // too large for intmax_t: unsigned
   EXPECT_EQ(Eval("(-1 >> 1) == -1 && (1 << 3) == 8 && (8 >> -1) == 16"), T);
   EXPECT_EQ(Eval("(0x7fffffffffffffff + 1) < 0"), T);  // wraps as cpp does
@@ -104,8 +104,8 @@ TEST(ConditionTest, ObjectLikeMacrosExpandLikeCpp) {
   EXPECT_EQ(Eval("ARCH == 1200", "sm_120", {"ARCH=__CUDA_ARCH__"}), T);
   EXPECT_EQ(Eval("SUM * 2 == 5", "sm_120", {"SUM=1 + 2"}), T);  // 1 + 2 * 2
   EXPECT_EQ(Eval("EMPTY + 1", "sm_120", {"EMPTY="}), T);
-  EXPECT_EQ(Eval("EMPTY", "sm_120", {"EMPTY="}), U);  // cpp: #if with no expression
-  EXPECT_EQ(Eval("SELF == 0", "sm_120", {"SELF=SELF"}), T);  // painted blue, reads as 0
+  EXPECT_EQ(Eval("EMPTY", "sm_120", {"EMPTY="}), U);            // cpp: #if with no expression
+  EXPECT_EQ(Eval("SELF == 0", "sm_120", {"SELF=SELF"}), T);     // painted blue, reads as 0
   EXPECT_EQ(Eval("__CUDA_ARCH_FEAT_SM120_ALL", "sm_120a"), T);  // nvcc passes it bare: 1
   EXPECT_EQ(Eval("__CUDACC_VER_MAJOR__ >= 12 && CUDART_VERSION >= 12080", "sm_120", {}, true), T);
   EXPECT_EQ(Eval("CUDA_VERSION >= 12080", "sm_120", {}, true), F);  // cuda.h is not included

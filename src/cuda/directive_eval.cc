@@ -59,7 +59,8 @@ ParsedBranches ParseAll(const DirectiveScan& scan, const std::string& file, Bran
     }
     parsed.conditions.push_back(std::nullopt);
     const int shift = b.kind == DirectiveKind::kIfndef || b.kind == DirectiveKind::kElifndef ? 9
-                      : b.kind == DirectiveKind::kIfdef || b.kind == DirectiveKind::kElifdef ? 8 : 0;
+                      : b.kind == DirectiveKind::kIfdef || b.kind == DirectiveKind::kElifdef ? 8
+                                                                                             : 0;
     int column = b.condition_column + std::max(0, c.error().where.column - 1 - shift);
     out.malformed.push_back(Error{fmt::format("malformed condition '{}': {}", b.condition, c.error().message),
                                   Location{file, b.condition_line, column}});
@@ -71,8 +72,7 @@ ParsedBranches ParseAll(const DirectiveScan& scan, const std::string& file, Bran
 // Walks branches and #define/#undef in file order for one arch.
 class ArchPass {
  public:
-  ArchPass(const DirectiveScan& scan, const ParsedBranches& parsed, MacroLookup base, size_t arch,
-           BranchVerdicts& out)
+  ArchPass(const DirectiveScan& scan, const ParsedBranches& parsed, MacroLookup base, size_t arch, BranchVerdicts& out)
       : scan_(scan), parsed_(parsed), base_(std::move(base)), arch_(arch), out_(out) {
     for (const MacroDirective& m : scan.macros) {
       if (m.define) owned_.insert(m.name);
@@ -118,8 +118,8 @@ class ArchPass {
       own = cuda::Evaluate(*parsed_.conditions[index], [this](std::string_view n) { return Lookup(n); });
     }
     // None of the chain's earlier branches taken: carried along the chain, not re-walked.
-    const Tri none_earlier = b.previous < 0 ? Tri::kTrue
-                                            : TriAnd(none_earlier_[b.previous], TriNot(out_.own[b.previous][arch_]));
+    const Tri none_earlier =
+        b.previous < 0 ? Tri::kTrue : TriAnd(none_earlier_[b.previous], TriNot(out_.own[b.previous][arch_]));
     none_earlier_[index] = none_earlier;
     Tri effective = TriAnd(own, none_earlier);
     if (b.parent >= 0) effective = TriAnd(effective, out_.effective[b.parent][arch_]);
@@ -148,8 +148,8 @@ std::string Parenthesised(const DirectiveBranch& b) { return "(" + ExpressionOf(
 
 }  // namespace
 
-BranchVerdicts EvaluateBranches(const DirectiveScan& scan, const std::vector<arch::Arch>& arches,
-                                const MacroEnv& env, const std::string& file) {
+BranchVerdicts EvaluateBranches(const DirectiveScan& scan, const std::vector<arch::Arch>& arches, const MacroEnv& env,
+                                const std::string& file) {
   BranchVerdicts out;
   const size_t n = scan.branches.size();
   out.own.assign(n, std::vector<Tri>(arches.size(), Tri::kUnknown));

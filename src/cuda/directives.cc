@@ -52,8 +52,7 @@ struct ConditionText {
   ByteSpan span;
 };
 
-ConditionText FoldCondition(const std::vector<Token>& tokens, size_t first, size_t end,
-                            std::string_view contents) {
+ConditionText FoldCondition(const std::vector<Token>& tokens, size_t first, size_t end, std::string_view contents) {
   ConditionText out;
   size_t previous_end = 0;
   bool any = false;
@@ -76,9 +75,8 @@ ConditionText FoldCondition(const std::vector<Token>& tokens, size_t first, size
 
 bool ParseKind(std::string_view word, DirectiveKind& kind) {
   static constexpr std::pair<std::string_view, DirectiveKind> kWords[] = {
-      {"if", DirectiveKind::kIf},         {"ifdef", DirectiveKind::kIfdef},
-      {"ifndef", DirectiveKind::kIfndef}, {"elif", DirectiveKind::kElif},
-      {"elifdef", DirectiveKind::kElifdef}, {"elifndef", DirectiveKind::kElifndef},
+      {"if", DirectiveKind::kIf},     {"ifdef", DirectiveKind::kIfdef},     {"ifndef", DirectiveKind::kIfndef},
+      {"elif", DirectiveKind::kElif}, {"elifdef", DirectiveKind::kElifdef}, {"elifndef", DirectiveKind::kElifndef},
       {"else", DirectiveKind::kElse},
   };
   for (const auto& [name, k] : kWords) {
@@ -224,8 +222,7 @@ class ChainBuilder {
 
 }  // namespace
 
-DirectiveScan ReadDirectives(const std::vector<Token>& tokens, std::string_view contents,
-                             const std::string& file) {
+DirectiveScan ReadDirectives(const std::vector<Token>& tokens, std::string_view contents, const std::string& file) {
   return ChainBuilder(tokens, contents, file).Build();
 }
 

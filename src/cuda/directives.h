@@ -33,7 +33,7 @@ struct DirectiveBranch {
   ByteSpan directive_span;  // from '#' to the end of the logical line (newline excluded)
   int line = 0;             // of the '#'
   int column = 0;
-  int condition_line = 0;   // of the condition's first byte (the keyword's for #else)
+  int condition_line = 0;  // of the condition's first byte (the keyword's for #else)
   int condition_column = 0;
   // The controlled block: from the line after the directive to the '#' of the chain's next
   // directive (#elif/#else/#endif). Lines are 1-based and inclusive; an empty block has
@@ -41,9 +41,9 @@ struct DirectiveBranch {
   ByteSpan block;
   int first_line = 0;
   int last_line = 0;
-  int parent = -1;    // index of the enclosing branch, -1 at file level
-  int previous = -1;  // the chain's earlier branch (the #if for the first #elif), -1 for an #if
-  int chain = 0;      // shared by every branch of one #if ... #endif
+  int parent = -1;         // index of the enclosing branch, -1 at file level
+  int previous = -1;       // the chain's earlier branch (the #if for the first #elif), -1 for an #if
+  int chain = 0;           // shared by every branch of one #if ... #endif
   bool terminated = true;  // false when the file ends before the chain's #endif
 };
 
@@ -64,8 +64,7 @@ struct DirectiveScan {
 };
 
 // Rebuilds the chains from the file's tokens (Lexer::Tokenize) and its bytes.
-DirectiveScan ReadDirectives(const std::vector<Token>& tokens, std::string_view contents,
-                             const std::string& file);
+DirectiveScan ReadDirectives(const std::vector<Token>& tokens, std::string_view contents, const std::string& file);
 
 // The effective condition as text, for people and JSON:
 // "(A) && !(B) && (C)" where B is an earlier branch of the chain and C the enclosing branch's.
@@ -84,7 +83,7 @@ struct BranchVerdicts {
   std::vector<Error> malformed;
   std::vector<int> malformed_branches;
 };
-BranchVerdicts EvaluateBranches(const DirectiveScan& scan, const std::vector<arch::Arch>& arches,
-                                const MacroEnv& env, const std::string& file);
+BranchVerdicts EvaluateBranches(const DirectiveScan& scan, const std::vector<arch::Arch>& arches, const MacroEnv& env,
+                                const std::string& file);
 
 }  // namespace archpatch::cuda

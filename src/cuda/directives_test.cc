@@ -22,15 +22,15 @@ int IndexOf(const std::vector<arch::Arch>& arches, const char* name) {
 
 TEST(Directives, ChainsNestAndKnowTheirBlocks) {
   const std::string text =
-      "#if A\n"         // 1
-      "a();\n"          // 2
-      "# ifdef B\n"     // 3
-      "b();\n"          // 4
-      "#endif\n"        // 5
-      "#elif C\n"       // 6
-      "#else\n"         // 7
-      "d();\n"          // 8
-      "#endif\n";       // 9
+      "#if A\n"      // 1
+      "a();\n"       // 2
+      "# ifdef B\n"  // 3
+      "b();\n"       // 4
+      "#endif\n"     // 5
+      "#elif C\n"    // 6
+      "#else\n"      // 7
+      "d();\n"       // 8
+      "#endif\n";    // 9
   DirectiveScan scan = Read(text);
   ASSERT_EQ(scan.branches.size(), 4u);
   const DirectiveBranch& first = scan.branches[0];

@@ -59,10 +59,18 @@ bool RefusingLiteral(std::string_view literal) {
 }
 
 bool RefusingIdentifier(std::string_view id) {
-  static constexpr std::array<std::string_view, 12> kNames = {
-      "__trap", "__builtin_trap", "abort", "CUTE_INVALID_CONTROL_PATH", "CUTLASS_NOT_IMPLEMENTED",
-      "__brkpt", "throw", "FLASHINFER_ERROR", "TORCH_CHECK_NOT_IMPLEMENTED", "__builtin_unreachable",
-      "CUTE_GCC_UNREACHABLE", "NVTE_ERROR"};
+  static constexpr std::array<std::string_view, 12> kNames = {"__trap",
+                                                              "__builtin_trap",
+                                                              "abort",
+                                                              "CUTE_INVALID_CONTROL_PATH",
+                                                              "CUTLASS_NOT_IMPLEMENTED",
+                                                              "__brkpt",
+                                                              "throw",
+                                                              "FLASHINFER_ERROR",
+                                                              "TORCH_CHECK_NOT_IMPLEMENTED",
+                                                              "__builtin_unreachable",
+                                                              "CUTE_GCC_UNREACHABLE",
+                                                              "NVTE_ERROR"};
   return std::find(kNames.begin(), kNames.end(), id) != kNames.end();
 }
 
@@ -154,8 +162,8 @@ std::vector<BlockHolds> AllBlockHolds(const DirectiveScan& scan, const std::vect
   return out;
 }
 
-TakenBranch BranchTaken(const DirectiveScan& scan, const BranchVerdicts& verdicts,
-                        const std::vector<BlockHolds>& holds, int chain_member, size_t arch_index) {
+TakenBranch BranchTaken(const DirectiveScan& scan, const BranchVerdicts& verdicts, const std::vector<BlockHolds>& holds,
+                        int chain_member, size_t arch_index) {
   TakenBranch taken;
   const int chain = scan.branches[chain_member].chain;
   int head = chain_member;
@@ -184,12 +192,9 @@ bool ChainFillsItsBraces(const DirectiveScan& scan, int branch, const std::vecto
   }
   const size_t begin = scan.branches[head].directive_span.begin;
   const size_t after = LogicalLineEnd(contents, end);  // past the #endif line
-  auto is_code = [&](const Token& t) {
-    return t.kind != Token::Kind::kComment && !OnDirectiveLine(contents, t.begin);
-  };
+  auto is_code = [&](const Token& t) { return t.kind != Token::Kind::kComment && !OnDirectiveLine(contents, t.begin); };
   auto at = [&](size_t offset) {
-    return std::lower_bound(tokens.begin(), tokens.end(), offset,
-                            [](const Token& t, size_t o) { return t.begin < o; });
+    return std::lower_bound(tokens.begin(), tokens.end(), offset, [](const Token& t, size_t o) { return t.begin < o; });
   };
   std::string_view before_tok, after_tok;
   for (auto it = at(begin); it != tokens.begin();) {
@@ -209,8 +214,8 @@ bool ChainFillsItsBraces(const DirectiveScan& scan, int branch, const std::vecto
 }
 
 Exclusion ClassifyExclusion(const DirectiveScan& scan, const BranchVerdicts& verdicts,
-                            const std::vector<BlockHolds>& holds, int branch,
-                            const std::vector<arch::Arch>& arches, size_t target, bool chain_is_whole_body) {
+                            const std::vector<BlockHolds>& holds, int branch, const std::vector<arch::Arch>& arches,
+                            size_t target, bool chain_is_whole_body) {
   Exclusion out;
   out.target = BranchTaken(scan, verdicts, holds, branch, target);
   const arch::Arch& me = arches[target];
@@ -250,8 +255,9 @@ Exclusion ClassifyExclusion(const DirectiveScan& scan, const BranchVerdicts& ver
   const bool own_branch = out.target.branch >= 0 && scan.branches[out.target.branch].kind != DirectiveKind::kElse;
   if (older && ((target_has_code && (own_branch || from_oldest)) || (runs_around && from_oldest))) {
     out.klass = ExclusionClass::kLegacy;
-    out.reason = runs_around ? fmt::format("only arches older than {} take it; {} runs the code around it", me.name(), me.name())
-                             : fmt::format("only arches older than {} take it; {} takes {}", me.name(), me.name(), taken);
+    out.reason =
+        runs_around ? fmt::format("only arches older than {} take it; {} runs the code around it", me.name(), me.name())
+                    : fmt::format("only arches older than {} take it; {} takes {}", me.name(), me.name(), taken);
     return out;
   }
   const bool one_other = !others.empty() && std::all_of(others.begin(), others.end(), [&](const arch::Arch& a) {

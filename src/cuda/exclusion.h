@@ -39,8 +39,8 @@ struct TakenBranch {
   bool certain = true;
   BlockHolds holds = BlockHolds::kNothing;
 };
-TakenBranch BranchTaken(const DirectiveScan& scan, const BranchVerdicts& verdicts,
-                        const std::vector<BlockHolds>& holds, int chain_member, size_t arch_index);
+TakenBranch BranchTaken(const DirectiveScan& scan, const BranchVerdicts& verdicts, const std::vector<BlockHolds>& holds,
+                        int chain_member, size_t arch_index);
 
 struct Exclusion {
   ExclusionClass klass = ExclusionClass::kEmpty;
@@ -53,9 +53,8 @@ struct Exclusion {
 // `chain_is_whole_body`: the chain is the whole body of the function it sits in (or it sits at file
 // level); when it is only part of one, a target that takes no branch still runs the code around it.
 Exclusion ClassifyExclusion(const DirectiveScan& scan, const BranchVerdicts& verdicts,
-                            const std::vector<BlockHolds>& holds, int branch,
-                            const std::vector<arch::Arch>& arches, size_t target = 0,
-                            bool chain_is_whole_body = true);
+                            const std::vector<BlockHolds>& holds, int branch, const std::vector<arch::Arch>& arches,
+                            size_t target = 0, bool chain_is_whole_body = true);
 
 // Whether the chain holding `branch` fills its braces: the code token before its #if is '{' and the
 // one after its #endif is '}' (comments and preprocessor lines skipped).

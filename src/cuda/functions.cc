@@ -6,9 +6,7 @@
 namespace archpatch::cuda {
 namespace {
 
-bool Is(const Token& t, std::string_view contents, std::string_view text) {
-  return t.Spelling(contents) == text;
-}
+bool Is(const Token& t, std::string_view contents, std::string_view text) { return t.Spelling(contents) == text; }
 
 // Significant tokens: no comments, and none of a directive's tokens (a #define body may hold
 // braces and parentheses that do not belong to the code around it).
@@ -24,7 +22,10 @@ std::vector<Token> CodeTokens(const std::vector<Token>& tokens, std::string_view
       // A directive runs to a newline that no backslash escapes.
       while (true) {
         line_end = contents.find('\n', line_end);
-        if (line_end == std::string_view::npos) { line_end = contents.size(); break; }
+        if (line_end == std::string_view::npos) {
+          line_end = contents.size();
+          break;
+        }
         size_t k = line_end;
         if (k > 0 && contents[k - 1] == '\r') --k;
         if (k == 0 || contents[k - 1] != '\\') break;
@@ -44,8 +45,8 @@ std::vector<Token> CodeTokens(const std::vector<Token>& tokens, std::string_view
 
 const std::set<std::string_view>& AttributeMacros() {
   static const std::set<std::string_view> names = {
-      "__launch_bounds__", "__maxnreg__", "__cluster_dims__", "__attribute__", "__declspec",
-      "alignas", "decltype", "__align__", "CUTLASS_GLOBAL", "__noinline__"};
+      "__launch_bounds__", "__maxnreg__", "__cluster_dims__", "__attribute__",  "__declspec",
+      "alignas",           "decltype",    "__align__",        "CUTLASS_GLOBAL", "__noinline__"};
   return names;
 }
 
@@ -109,11 +110,10 @@ std::string FunctionNameBefore(const std::vector<Token>& code, size_t close, std
   if (full.empty()) {
     const Token& name = code[open - 1];
     std::string_view s = name.Spelling(contents);
-    static const std::set<std::string_view> kControl = {"if", "for", "while", "switch", "catch",
-                                                        "return", "sizeof", "alignof", "decltype",
-                                                        // `if constexpr (...) {`, not a function
-                                                        "constexpr", "static_assert", "noexcept", "requires",
-                                                        "__device__", "__host__"};
+    static const std::set<std::string_view> kControl = {
+        "if", "for", "while", "switch", "catch", "return", "sizeof", "alignof", "decltype",
+        // `if constexpr (...) {`, not a function
+        "constexpr", "static_assert", "noexcept", "requires", "__device__", "__host__"};
     if (name.kind != Token::Kind::kIdentifier && name.kind != Token::Kind::kKeyword) return "";
     if (kControl.count(s) || AttributeMacros().count(s)) return "";
     first = open - 1, full = std::string(s);
@@ -129,13 +129,15 @@ std::string FunctionNameBefore(const std::vector<Token>& code, size_t close, std
 // `brace`: `const`, `noexcept`, `mutable`, `-> T` (a trailing return type), ... `brace` itself
 // when there is no ')' to reach.
 size_t CloseBeforeBody(const std::vector<Token>& code, size_t brace, std::string_view contents) {
-  static const std::set<std::string_view> kTrailing = {"const", "noexcept", "override", "final",
-                                                       "mutable", "volatile", "constexpr", "__device__",
-                                                       "__host__"};
+  static const std::set<std::string_view> kTrailing = {"const",    "noexcept",  "override",   "final",   "mutable",
+                                                       "volatile", "constexpr", "__device__", "__host__"};
   size_t i = brace;
   for (size_t k = brace; k > 0 && brace - k < 16; --k) {  // `-> T`: a short return type
     const std::string_view s = code[k - 1].Spelling(contents);
-    if (s == "->") { i = k - 1; break; }
+    if (s == "->") {
+      i = k - 1;
+      break;
+    }
     if (s == ";" || s == "{" || s == "}" || s == ")" || s == "=") break;
   }
   while (i > 0 && kTrailing.count(code[i - 1].Spelling(contents))) --i;
@@ -209,8 +211,7 @@ std::vector<KernelDecl> FindKernels(const std::vector<Token>& tokens, std::strin
   return kernels;
 }
 
-std::vector<FunctionBody> FindFunctionBodies(const std::vector<Token>& tokens, std::string_view contents,
-                                             bool scopes) {
+std::vector<FunctionBody> FindFunctionBodies(const std::vector<Token>& tokens, std::string_view contents, bool scopes) {
   std::vector<Token> code = CodeTokens(tokens, contents);
   std::vector<FunctionBody> bodies;
   struct Open {

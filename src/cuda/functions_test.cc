@@ -74,7 +74,7 @@ TEST(Functions, ScopesNameOperatorsNestedClassesAndLambdas) {
   EXPECT_EQ(scope_of("int in_pick"), "launch::pick");
   EXPECT_EQ(scope_of("int in_anon"), "launch::lambda");
   EXPECT_EQ(scope_of("int table"), "launch");  // an initialiser is no lambda
-  EXPECT_EQ(scope_of("return a"), "sum");       // trailing return type
+  EXPECT_EQ(scope_of("return a"), "sum");      // trailing return type
   EXPECT_EQ(scope_of("kA"), "");
   EXPECT_EQ(scope_of("return true; }\n"), "GemmKernel::Inner::operator bool");
   EXPECT_EQ(EnclosingFunction(bodies, text.rfind("return true")), "Gemm::operator==");

@@ -19,7 +19,6 @@ gate::Verdicts Verdicts(const std::vector<arch::Arch>& arches, const std::vector
 
 namespace {
 
-
 // Kleene OR of the earlier branches' own verdicts: whether the chain already took a branch.
 std::vector<Tri> EarlierTaken(const DirectiveScan& scan, const BranchVerdicts& v, int index) {
   std::vector<Tri> taken(v.own[index].size(), Tri::kFalse);
@@ -80,8 +79,8 @@ Finding BranchFinding(const std::string& file, const DirectiveScan& scan, const 
   f.column = b.condition_column;
   f.kind = gate::Kind::kCudaGate;
   f.text = b.kind == DirectiveKind::kElse ? "else" : b.condition;
-  f.span = b.kind == DirectiveKind::kElse ? ByteSpan{b.condition_span.begin - 4, b.condition_span.end}
-                                          : b.condition_span;
+  f.span =
+      b.kind == DirectiveKind::kElse ? ByteSpan{b.condition_span.begin - 4, b.condition_span.end} : b.condition_span;
   f.verdict = Verdicts(arches, v.effective[index]);
   f.scope = EnclosingFunction(bodies, b.directive_span.begin);
   f.form = gate::DirectiveForm{b.kind, b.line, EffectiveConditionText(scan, index)};
@@ -117,7 +116,8 @@ void AddDirectiveGates(const std::string& file, std::string_view contents, const
   const std::vector<BlockHolds> holds = AllBlockHolds(scan, tokens, contents);
   for (const MacroDirective& m : scan.macros) {
     if (!m.define) continue;
-    out.definitions.push_back({m.name, m.branch >= 0 ? v.effective[m.branch] : std::vector<Tri>(arches.size(), Tri::kTrue)});
+    out.definitions.push_back(
+        {m.name, m.branch >= 0 ? v.effective[m.branch] : std::vector<Tri>(arches.size(), Tri::kTrue)});
   }
   for (size_t i = 0; i < scan.branches.size(); ++i) {
     if (!IsGate(scan, v, static_cast<int>(i))) continue;

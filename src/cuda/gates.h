@@ -30,14 +30,13 @@ struct MacroDefinition {
 };
 
 struct CudaGates {
-  std::vector<Finding> findings;  // sorted by position
-  std::vector<Error> warnings;    // malformed conditions, unbalanced directives
+  std::vector<Finding> findings;             // sorted by position
+  std::vector<Error> warnings;               // malformed conditions, unbalanced directives
   std::vector<MacroDefinition> definitions;  // every #define, in file order (package macros)
 };
 
 Result<CudaGates> ScanCudaGates(const std::string& file, std::string_view contents,
-                                const std::vector<arch::Arch>& arches, const MacroEnv& env,
-                                GateKinds kinds = {});
+                                const std::vector<arch::Arch>& arches, const MacroEnv& env, GateKinds kinds = {});
 
 // The same from the file's tokens (Lexer::Tokenize), for a caller that keeps them for a later pass.
 Result<CudaGates> ScanCudaGates(const std::string& file, std::string_view contents, const std::vector<Token>& tokens,

@@ -29,8 +29,8 @@ struct Argument {
 };
 
 // The macro's arguments: split at top-level commas between the '(' at `open` and its ')'.
-std::optional<std::vector<Argument>> Arguments(const std::vector<Token>& code, size_t open,
-                                               std::string_view contents, size_t& close) {
+std::optional<std::vector<Argument>> Arguments(const std::vector<Token>& code, size_t open, std::string_view contents,
+                                               size_t& close) {
   std::vector<Argument> args;
   int depth = 0;
   size_t start = open + 1;
@@ -53,14 +53,14 @@ std::optional<std::vector<Argument>> Arguments(const std::vector<Token>& code, s
 }
 
 struct Branch {
-  std::string query;             // "" for the else branch
-  size_t query_token = 0;        // index into code
+  std::string query;       // "" for the else branch
+  size_t query_token = 0;  // index into code
   Argument body;
 };
 
 // The branches of one macro use, in order; empty when the shape is not one it knows.
-std::vector<Branch> Branches(std::string_view macro, const std::vector<Argument>& args,
-                             const std::vector<Token>& code, std::string_view contents) {
+std::vector<Branch> Branches(std::string_view macro, const std::vector<Argument>& args, const std::vector<Token>& code,
+                             std::string_view contents) {
   std::vector<Branch> out;
   auto query = [&](const Argument& a) -> std::string {
     return a.end == a.first + 1 ? std::string(code[a.first].Spelling(contents)) : "";
@@ -91,8 +91,8 @@ std::optional<std::string> NvTargetCondition(std::string_view q) {
     char suffix = rest.back();
     auto n = Number(rest.substr(0, rest.size() - 1));
     if (n && suffix == 'a') {
-      return fmt::format("defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= {} && defined(__CUDA_ARCH_FEAT_SM{}_ALL)",
-                         *n * 10, *n);
+      return fmt::format("defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= {} && defined(__CUDA_ARCH_FEAT_SM{}_ALL)", *n * 10,
+                         *n);
     }
     if (n && suffix == 'f') {
       return fmt::format("defined(__CUDA_ARCH_FAMILY_SPECIFIC__) && __CUDA_ARCH_FAMILY_SPECIFIC__ == {}", *n * 10);
@@ -102,8 +102,8 @@ std::optional<std::string> NvTargetCondition(std::string_view q) {
 }
 
 std::vector<Finding> FindNvTargetGates(const std::string& file, std::string_view contents,
-                                       const std::vector<Token>& tokens,
-                                       const std::vector<arch::Arch>& arches, const MacroEnv& env) {
+                                       const std::vector<Token>& tokens, const std::vector<arch::Arch>& arches,
+                                       const MacroEnv& env) {
   std::vector<Token> code;
   for (const Token& t : tokens) {
     if (t.kind != Token::Kind::kComment) code.push_back(t);
@@ -140,9 +140,10 @@ std::vector<Finding> FindNvTargetGates(const std::string& file, std::string_view
         effective[a] = TriAnd(own[a], TriNot(earlier[a]));
         f.verdict.push_back({arches[a].name(), effective[a]});
       }
-      const Token& first = code[b.body.first], &last = code[b.body.end - 1];
+      const Token &first = code[b.body.first], &last = code[b.body.end - 1];
       f.form = gate::NvTargetForm{std::string(name), b.query.empty() ? "else" : b.query, cond};
-      f.block = gate::Block{lines.Line(first.begin), lines.Line(last.end), {first.begin, last.end}, {}, {}, std::nullopt};
+      f.block =
+          gate::Block{lines.Line(first.begin), lines.Line(last.end), {first.begin, last.end}, {}, {}, std::nullopt};
       if (b.body.first != (*args)[1].first) f.chain.earlier_taken = Verdicts(arches, earlier);
       findings.push_back(std::move(f));
       for (size_t a = 0; a < arches.size(); ++a) earlier[a] = TriOr(earlier[a], own[a]);

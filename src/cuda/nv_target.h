@@ -28,7 +28,7 @@ std::optional<std::string> NvTargetCondition(std::string_view query);
 // One Finding per branch (kind cuda-gate, form gate::NvTargetForm); the verdict is the
 // branch's effective one (its query, and for later branches the negation of earlier ones).
 std::vector<Finding> FindNvTargetGates(const std::string& file, std::string_view contents,
-                                       const std::vector<Token>& tokens,
-                                       const std::vector<arch::Arch>& arches, const MacroEnv& env);
+                                       const std::vector<Token>& tokens, const std::vector<arch::Arch>& arches,
+                                       const MacroEnv& env);
 
 }  // namespace archpatch::cuda

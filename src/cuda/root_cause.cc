@@ -50,7 +50,8 @@ bool WidenUnknown(const Finding& f) { return f.widen && f.widen->safety == gate:
 
 std::string Place(const Finding& f) { return fmt::format("{}:{}", f.file, f.line); }
 
-std::optional<size_t> EmptyingGate(const Finding& kernel, const std::map<std::pair<std::string, int>, size_t>& gate_at) {
+std::optional<size_t> EmptyingGate(const Finding& kernel,
+                                   const std::map<std::pair<std::string, int>, size_t>& gate_at) {
   if (!kernel.empty_kernel) return std::nullopt;
   for (const gate::KernelGate& g : kernel.empty_kernel->gates) {
     auto it = gate_at.find({kernel.file, g.line});
@@ -134,8 +135,8 @@ std::pair<ExclusionClass, std::string> ClassFromVerdict(const Finding& f) {
   const std::string shape = python ? python->shape : "", op = python ? python->op : "";
   // `if sm_version < 90: ...` true only on older arches: a path or check for them; the target,
   // newer, compares false and goes on (a fallback, or a requirement it meets).
-  if (python && shape == "comparison" && (op == "<" || op == "<=") && !others.empty() &&
-      *others.rbegin() < me && *others.begin() == oldest) {
+  if (python && shape == "comparison" && (op == "<" || op == "<=") && !others.empty() && *others.rbegin() < me &&
+      *others.begin() == oldest) {
     return {ExclusionClass::kLegacy, "a comparison only older arches satisfy; the target is newer"};
   }
   // `sm100f_nvcc_flags = ["-gencode=..."]` at module level: a table of flags, not a gate.
@@ -182,9 +183,7 @@ void AssignClasses(std::vector<Finding>& findings) {
   }
 }
 
-ExclusionClass ClassOf(const Finding& f) {
-  return f.exclusion ? f.exclusion->klass : ExclusionClass::kRefusal;
-}
+ExclusionClass ClassOf(const Finding& f) { return f.exclusion ? f.exclusion->klass : ExclusionClass::kRefusal; }
 
 std::vector<size_t> LinkRootCauses(const std::vector<Finding>& findings) {
   std::map<std::string, std::vector<size_t>> definers;
@@ -248,8 +247,7 @@ std::vector<RootCause> CollectRootCauses(const std::vector<Finding>& findings) {
     rc.widen = Closure(findings, rc);
     if (!rc.widen.features.empty() && rc.klass != ExclusionClass::kLegacy) {
       rc.klass = ExclusionClass::kHardwareExclusive;
-      rc.reason = fmt::format("needs {}, which {} lacks", fmt::join(rc.widen.features, ", "),
-                              TargetName(r));
+      rc.reason = fmt::format("needs {}, which {} lacks", fmt::join(rc.widen.features, ", "), TargetName(r));
     }
   }
   return out;

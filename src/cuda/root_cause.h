@@ -26,15 +26,15 @@ std::vector<size_t> LinkRootCauses(const std::vector<Finding>& findings);
 
 struct WidenClosure {
   gate::WidenSafety verdict = gate::WidenSafety::kSafe;
-  std::vector<std::string> reasons;     // one sentence each: what the root enables and needs
-  std::vector<std::string> features;    // ids of the instructions the target lacks (wgmma, ...)
+  std::vector<std::string> reasons;   // one sentence each: what the root enables and needs
+  std::vector<std::string> features;  // ids of the instructions the target lacks (wgmma, ...)
 };
 
 struct RootCause {
-  size_t root = 0;                 // index into the findings
-  std::vector<size_t> places;      // the consequences, root excluded, in findings order
+  size_t root = 0;             // index into the findings
+  std::vector<size_t> places;  // the consequences, root excluded, in findings order
   ExclusionClass klass = ExclusionClass::kEmpty;
-  std::string reason;              // why this class
+  std::string reason;  // why this class
   WidenClosure widen;
 };
 

@@ -20,7 +20,8 @@ Finding Gate(std::string file, int line, std::string effective, std::string klas
   f.block = gate::Block{};
   f.block->bytes = {static_cast<size_t>(line) * 100 + 20, static_cast<size_t>(line) * 100 + 90};
   f.block->holds = holds == "defines" ? gate::BlockHolds::kDefines : gate::BlockHolds::kCode;
-  f.exclusion = gate::Classification{ExclusionClassFromName(klass), "reason of line " + std::to_string(line), std::nullopt};
+  f.exclusion =
+      gate::Classification{ExclusionClassFromName(klass), "reason of line " + std::to_string(line), std::nullopt};
   f.widen = gate::WidenHazard{};
   f.widen->target = "sm_120";
   return f;
@@ -120,7 +121,7 @@ TEST(RootCause, VerdictClassesForGatesWithoutABlock) {
   EXPECT_EQ(ClassOf(findings[4]), ExclusionClass::kLegacy);     // `if sm_version < 90: return 1`
   EXPECT_EQ(ClassOf(findings[5]), ExclusionClass::kOtherArch);  // a module-level flag table
   EXPECT_EQ(ClassOf(findings[0]), ExclusionClass::kOtherArch);  // an arch -> name table entry
-  EXPECT_EQ(ClassOf(findings[1]), ExclusionClass::kRefusal);  // one chip passes, the target is refused
+  EXPECT_EQ(ClassOf(findings[1]), ExclusionClass::kRefusal);    // one chip passes, the target is refused
   EXPECT_EQ(ClassOf(findings[2]), ExclusionClass::kRefusal);
   EXPECT_EQ(ClassOf(findings[3]), ExclusionClass::kRefusal);  // without a chain, older arches passing is no fallback
 }

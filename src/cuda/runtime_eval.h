@@ -21,7 +21,6 @@ namespace archpatch::cuda::runtime_detail {
 
 inline constexpr int kMaxBoundDepth = 4;  // `bool a = b && c;` chains
 
-
 inline bool IsErrorCall(std::string_view name) {
   const std::string upper = UpperCase(name);
   return upper.find("THROW") != std::string::npos || upper.find("UNREACHABLE") != std::string::npos ||
@@ -59,7 +58,10 @@ inline View MakeView(std::string_view contents, const std::vector<Token>& tokens
         size_t end = tok.begin;
         while (end < contents.size()) {  // the directive, with its backslash continuations
           size_t nl = contents.find('\n', end);
-          if (nl == std::string_view::npos) { end = contents.size(); break; }
+          if (nl == std::string_view::npos) {
+            end = contents.size();
+            break;
+          }
           size_t last = nl;
           while (last > end && (contents[last - 1] == '\r' || contents[last - 1] == ' ')) --last;
           end = nl + 1;
@@ -75,8 +77,10 @@ inline View MakeView(std::string_view contents, const std::vector<Token>& tokens
   std::vector<size_t> open;
   for (size_t i = 0; i < v.t.size(); ++i) {
     std::string_view s = v.Text(i);
-    if (s == "(" || s == "[" || s == "{") open.push_back(i);
-    else if ((s == ")" || s == "]" || s == "}") && !open.empty()) v.match[i] = open.back(), v.match[open.back()] = i, open.pop_back();
+    if (s == "(" || s == "[" || s == "{")
+      open.push_back(i);
+    else if ((s == ")" || s == "]" || s == "}") && !open.empty())
+      v.match[i] = open.back(), v.match[open.back()] = i, open.pop_back();
   }
   return v;
 }
@@ -105,8 +109,8 @@ inline long long Scaled(const arch::Arch& a, long long with) {
 
 inline int Precedence(std::string_view op) {
   static const std::map<std::string_view, int> table = {
-      {"||", 1}, {"or", 1}, {"&&", 2}, {"and", 2}, {"|", 3}, {"^", 4}, {"&", 5}, {"==", 6}, {"!=", 6}, {"<", 7}, {">", 7},
-      {"<=", 7}, {">=", 7}, {"<<", 8}, {">>", 8}, {"+", 9}, {"-", 9}, {"*", 10}, {"/", 10}, {"%", 10}};
+      {"||", 1}, {"or", 1}, {"&&", 2}, {"and", 2}, {"|", 3},  {"^", 4}, {"&", 5}, {"==", 6}, {"!=", 6}, {"<", 7},
+      {">", 7},  {"<=", 7}, {">=", 7}, {"<<", 8},  {">>", 8}, {"+", 9}, {"-", 9}, {"*", 10}, {"/", 10}, {"%", 10}};
   auto it = table.find(op);
   return it == table.end() ? 0 : it->second;
 }
@@ -138,8 +142,12 @@ class Evaluator {
     if (l.kind == Val::Kind::kScalar && r.kind == Val::Kind::kInt) l = Int(Scaled(arch_, r.n), true);
     if (r.kind == Val::Kind::kScalar && l.kind == Val::Kind::kInt) r = Int(Scaled(arch_, l.n), true);
     if (l.kind != Val::Kind::kInt || r.kind != Val::Kind::kInt) return Truth(Tri::kUnknown, cap);
-    bool res = op == "==" ? l.n == r.n : op == "!=" ? l.n != r.n : op == "<" ? l.n < r.n : op == ">" ? l.n > r.n
-             : op == "<=" ? l.n <= r.n : l.n >= r.n;
+    bool res = op == "=="   ? l.n == r.n
+               : op == "!=" ? l.n != r.n
+               : op == "<"  ? l.n < r.n
+               : op == ">"  ? l.n > r.n
+               : op == "<=" ? l.n <= r.n
+                            : l.n >= r.n;
     if (cap) compared = true;
     return Truth(TriOf(res), cap);
   }
@@ -168,9 +176,14 @@ class Evaluator {
       l = Int(arch_.major * 10 + arch_.minor, true);
     }
     if (l.kind != Val::Kind::kInt || r.kind != Val::Kind::kInt) return Val{Val::Kind::kUnknown, 0, Tri::kUnknown, cap};
-    long long n = op == "+" ? l.n + r.n : op == "-" ? l.n - r.n : op == "*" ? l.n * r.n
-                : op == "/" ? (r.n ? l.n / r.n : 0) : op == "%" ? (r.n ? l.n % r.n : 0) : 0;
-    if (op != "+" && op != "-" && op != "*" && op != "/" && op != "%") return Val{Val::Kind::kUnknown, 0, Tri::kUnknown, cap};
+    long long n = op == "+"   ? l.n + r.n
+                  : op == "-" ? l.n - r.n
+                  : op == "*" ? l.n * r.n
+                  : op == "/" ? (r.n ? l.n / r.n : 0)
+                  : op == "%" ? (r.n ? l.n % r.n : 0)
+                              : 0;
+    if (op != "+" && op != "-" && op != "*" && op != "/" && op != "%")
+      return Val{Val::Kind::kUnknown, 0, Tri::kUnknown, cap};
     return Int(n, cap);
   }
 
@@ -179,7 +192,9 @@ class Evaluator {
     if (v_.Is(i, "!") || v_.Is(i, "not")) {
       Val x = Unary(++i, b);
       Tri t = AsTri(x);
-      return x.kind == Val::Kind::kUnknown || x.kind == Val::Kind::kScalar ? Val{Val::Kind::kUnknown, 0, Tri::kUnknown, x.capability} : Truth(TriNot(t), x.capability);
+      return x.kind == Val::Kind::kUnknown || x.kind == Val::Kind::kScalar
+                 ? Val{Val::Kind::kUnknown, 0, Tri::kUnknown, x.capability}
+                 : Truth(TriNot(t), x.capability);
     }
     if (v_.Is(i, "-")) {
       Val x = Unary(++i, b);
@@ -245,10 +260,14 @@ class Evaluator {
     std::string last;
     size_t names = 0;
     while (i < b) {
-      if (v_.IsIdent(i)) last = std::string(v_.Text(i++)), ++names;
-      else if (v_.Is(i, "::") || v_.Is(i, ".") || v_.Is(i, "->")) ++i;
-      else if ((v_.Is(i, "(") || v_.Is(i, "[")) && v_.match[i] < b) i = v_.match[i] + 1;
-      else break;
+      if (v_.IsIdent(i))
+        last = std::string(v_.Text(i++)), ++names;
+      else if (v_.Is(i, "::") || v_.Is(i, ".") || v_.Is(i, "->"))
+        ++i;
+      else if ((v_.Is(i, "(") || v_.Is(i, "[")) && v_.match[i] < b)
+        i = v_.match[i] + 1;
+      else
+        break;
     }
     if (last.empty()) return {};
     if (IsCapabilityRef(last)) {
@@ -271,7 +290,8 @@ class Evaluator {
     }
     if (!constants_) return {};
     if (std::optional<NamedConstant> c = constants_->Find(last)) {
-      if (std::none_of(used_.begin(), used_.end(), [&](const auto& u) { return u.first == last; })) used_.emplace_back(last, *c);
+      if (std::none_of(used_.begin(), used_.end(), [&](const auto& u) { return u.first == last; }))
+        used_.emplace_back(last, *c);
       return Int(c->value);
     }
     return {};
@@ -285,6 +305,5 @@ class Evaluator {
   std::vector<std::string>& bound_used_;
   int depth_ = 0;
 };
-
 
 }  // namespace archpatch::cuda::runtime_detail

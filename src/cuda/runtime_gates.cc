@@ -41,8 +41,8 @@ struct logic_error : exception { template <class... A> logic_error(A&&...); };
 struct out_of_range : exception { template <class... A> out_of_range(A&&...); };
 }
 )";
-const char* const kArgs[] = {"-x", "c++", "-std=c++20", "-nostdinc", "-nostdinc++", "-ferror-limit=0",
-                             "-Wno-everything"};
+const char* const kArgs[] = {
+    "-x", "c++", "-std=c++20", "-nostdinc", "-nostdinc++", "-ferror-limit=0", "-Wno-everything"};
 
 std::string Spelling(CXCursor c) {
   CXString s = clang_getCursorSpelling(c);
@@ -54,7 +54,8 @@ std::string Spelling(CXCursor c) {
 std::vector<CXCursor> Children(CXCursor c) {
   std::vector<CXCursor> out;
   clang_visitChildren(
-      c, [](CXCursor child, CXCursor, CXClientData data) {
+      c,
+      [](CXCursor child, CXCursor, CXClientData data) {
         static_cast<std::vector<CXCursor>*>(data)->push_back(child);
         return CXChildVisit_Continue;
       },
@@ -218,7 +219,9 @@ class Evaluator {
     if (kids.size() != 1) return {};
     Value v = Eval(kids[0]);
     if (clang_getCursorUnaryOperatorKind(c) == CXUnaryOperator_LNot) {
-      return v.kind == Value::Kind::kTri ? Truth(TriNot(v.t)) : v.kind == Value::Kind::kInt ? Truth(TriOf(v.n == 0)) : Value{};
+      return v.kind == Value::Kind::kTri   ? Truth(TriNot(v.t))
+             : v.kind == Value::Kind::kInt ? Truth(TriOf(v.n == 0))
+                                           : Value{};
     }
     if (clang_getCursorUnaryOperatorKind(c) == CXUnaryOperator_Minus && v.kind == Value::Kind::kInt) return Int(-v.n);
     return {};
@@ -261,10 +264,10 @@ class Evaluator {
 // What the gate tests, per arch: `condition` (or a comparison of two CHECK_xx arguments); a
 // gate "passes" an arch when the check lets it through.
 struct Gate {
-  CXCursor node;                 // the condition (or the whole CHECK_xx call)
-  std::vector<CXCursor> pair;    // CHECK_xx: the two compared arguments
+  CXCursor node;               // the condition (or the whole CHECK_xx call)
+  std::vector<CXCursor> pair;  // CHECK_xx: the two compared arguments
   CXBinaryOperatorKind op = CXBinaryOperator_EQ;
-  bool refuse_when_true = false; // if (cond) return/throw: passes when cond is false
+  bool refuse_when_true = false;  // if (cond) return/throw: passes when cond is false
   std::string form, check;
 };
 
@@ -291,7 +294,8 @@ struct Walk {
     std::vector<CXCursor> kids = Children(stmt);
     if (kids.empty()) return true;  // return;
     CXCursor v = Strip(kids[0]);
-    if (clang_getCursorKind(v) == CXCursor_CXXBoolLiteralExpr || clang_getCursorKind(v) == CXCursor_CXXNullPtrLiteralExpr) {
+    if (clang_getCursorKind(v) == CXCursor_CXXBoolLiteralExpr ||
+        clang_getCursorKind(v) == CXCursor_CXXNullPtrLiteralExpr) {
       std::optional<long long> n = Constant(v);
       return !n || *n == 0;
     }
@@ -378,19 +382,47 @@ struct Walk {
 }  // namespace
 
 const std::vector<std::string_view>& CapabilityNeedles() {
-  static const std::vector<std::string_view> needles = {"ajor", "AJOR", "inor", "INOR", "sm",  "SM",       "Sm",
+  static const std::vector<std::string_view> needles = {"ajor", "AJOR", "inor", "INOR", "sm",       "SM",      "Sm",
                                                         "rch",  "RCH",  "cc",   "CC",   "apabilit", "APABILIT"};
   return needles;
 }
 
 const std::vector<std::string_view>& CapabilityNames() {
-  static const std::vector<std::string_view> names = {
-      "major", "minor", "ccmajor", "ccminor", "smmajor", "smminor", "devicemajor", "deviceminor",
-      "computemajor", "computeminor", "capabilitymajor", "capabilityminor", "archmajor", "archminor",
-      "sm", "smversion", "smver", "smarch", "getsmversion", "getsm", "getsmarch", "currentsm",
-      "devicesm", "arch", "archversion", "cudaarch", "getcudaarch", "devicearch", "cc",
-      "computecapability", "getcomputecapability", "devicecapability", "getdevicecapability",
-      "capability", "computecap"};
+  static const std::vector<std::string_view> names = {"major",
+                                                      "minor",
+                                                      "ccmajor",
+                                                      "ccminor",
+                                                      "smmajor",
+                                                      "smminor",
+                                                      "devicemajor",
+                                                      "deviceminor",
+                                                      "computemajor",
+                                                      "computeminor",
+                                                      "capabilitymajor",
+                                                      "capabilityminor",
+                                                      "archmajor",
+                                                      "archminor",
+                                                      "sm",
+                                                      "smversion",
+                                                      "smver",
+                                                      "smarch",
+                                                      "getsmversion",
+                                                      "getsm",
+                                                      "getsmarch",
+                                                      "currentsm",
+                                                      "devicesm",
+                                                      "arch",
+                                                      "archversion",
+                                                      "cudaarch",
+                                                      "getcudaarch",
+                                                      "devicearch",
+                                                      "cc",
+                                                      "computecapability",
+                                                      "getcomputecapability",
+                                                      "devicecapability",
+                                                      "getdevicecapability",
+                                                      "capability",
+                                                      "computecap"};
   return names;
 }
 
@@ -486,9 +518,7 @@ std::string BlankIrrelevantBodies(std::string_view contents, const std::vector<T
 // config, not the device: TensorRT-LLM's sanity checks, no gate. (A config's constructor that
 // checks the SM it is given stays: the heuristics hand it the device's SM, and users met
 // "Expected SM 10x version" there, TensorRT-LLM #5018.)
-bool IsConfigSanityCheck(const Finding& f) {
-  return UpperCase(f.text).find("CONFIG") != std::string::npos;
-}
+bool IsConfigSanityCheck(const Finding& f) { return UpperCase(f.text).find("CONFIG") != std::string::npos; }
 
 Result<std::vector<Finding>> FindRuntimeGates(const std::string& file, std::string_view contents,
                                               const std::vector<arch::Arch>& arches) {
@@ -498,8 +528,7 @@ Result<std::vector<Finding>> FindRuntimeGates(const std::string& file, std::stri
 }
 
 Result<std::vector<Finding>> FindRuntimeGates(const std::string& file, std::string_view contents,
-                                              const std::vector<arch::Arch>& arches,
-                                              const std::vector<Token>& tokens) {
+                                              const std::vector<arch::Arch>& arches, const std::vector<Token>& tokens) {
   // Both readers see a capability only through an identifier of the file's code (the prelude
   // names none): a file whose capability names sit only in comments and strings (CUTLASS's
   // "K-major" prose, which the byte prefilter cannot tell from code) holds no runtime check, and

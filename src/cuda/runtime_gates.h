@@ -22,8 +22,7 @@ Result<std::vector<Finding>> FindRuntimeGates(const std::string& file, std::stri
                                               const std::vector<arch::Arch>& arches);
 // The same with the file's tokens already at hand (Lexer::Tokenize).
 Result<std::vector<Finding>> FindRuntimeGates(const std::string& file, std::string_view contents,
-                                              const std::vector<arch::Arch>& arches,
-                                              const std::vector<Token>& tokens);
+                                              const std::vector<arch::Arch>& arches, const std::vector<Token>& tokens);
 
 // Whether `name` reads as a GPU capability variable or getter: after dropping '_' and an `m`
 // member prefix (mSM), case-insensitively one of major, minor, sm, smversion, getsmversion, arch,

@@ -41,7 +41,7 @@ TEST(RuntimeGates, ConstantsResolveFromEnumsConstexprAndDefines) {
 TEST(RuntimeGates, ScaleComesFromTheComparedNumber) {
   auto f = Find("void h(int arch, int cc) {\n  if (arch < 900) return;\n  if (cc >= 12) throw 1;\n}\n");
   ASSERT_EQ(f.size(), 2u);
-  EXPECT_EQ(f[0].VerdictFor("sm_90"), Tri::kTrue);   // __CUDA_ARCH__ style: 900
+  EXPECT_EQ(f[0].VerdictFor("sm_90"), Tri::kTrue);  // __CUDA_ARCH__ style: 900
   EXPECT_EQ(f[0].VerdictFor("sm_89"), Tri::kFalse);
   EXPECT_EQ(f[1].VerdictFor("sm_120"), Tri::kFalse);  // a major version: 12
   EXPECT_EQ(f[1].VerdictFor("sm_110"), Tri::kTrue);

@@ -18,23 +18,30 @@ class TokenScan {
  public:
   TokenScan(const std::string& file, std::string_view contents, const std::vector<arch::Arch>& arches,
             const std::vector<Token>& tokens, const ConstantLookup& constants)
-      : file_(file), contents_(contents), arches_(arches), v_(MakeView(contents, tokens)), lines_(contents),
-        bodies_(FindFunctionBodies(tokens, contents)), constants_(constants) {}
+      : file_(file),
+        contents_(contents),
+        arches_(arches),
+        v_(MakeView(contents, tokens)),
+        lines_(contents),
+        bodies_(FindFunctionBodies(tokens, contents)),
+        constants_(constants) {}
 
   std::vector<Finding> Run() {
     CollectBound();
     for (size_t i = 0; i < v_.t.size(); ++i) {
-      if (v_.Is(i, "if") && !v_.Is(i - 1, "else")) Chain(i);
-      else if (v_.IsIdent(i) && IsCheckName(v_.Text(i)) && v_.Is(i + 1, "(")) CheckMacro(i);
+      if (v_.Is(i, "if") && !v_.Is(i - 1, "else"))
+        Chain(i);
+      else if (v_.IsIdent(i) && IsCheckName(v_.Text(i)) && v_.Is(i + 1, "("))
+        CheckMacro(i);
     }
     return std::move(findings_);
   }
 
  private:
   struct GateSpec {
-    size_t a = 0, b = 0;        // the condition's tokens
+    size_t a = 0, b = 0;                    // the condition's tokens
     size_t pa = 0, pb = 0, qa = 0, qb = 0;  // CHECK_xx: the two compared arguments
-    std::string op;             // CHECK_xx: the comparison
+    std::string op;                         // CHECK_xx: the comparison
     bool refuse_when_true = false;
     std::string form, check;
   };
@@ -43,7 +50,8 @@ class TokenScan {
     for (size_t i = 0; i + 3 < v_.t.size(); ++i) {
       if (!(v_.Is(i, "bool") || v_.Is(i, "auto")) || !v_.IsIdent(i + 1) || !v_.Is(i + 2, "=")) continue;
       size_t end = i + 3;
-      while (end < v_.t.size() && !v_.Is(end, ";")) end = (v_.Is(end, "(") && v_.match[end] != std::string_view::npos) ? v_.match[end] + 1 : end + 1;
+      while (end < v_.t.size() && !v_.Is(end, ";"))
+        end = (v_.Is(end, "(") && v_.match[end] != std::string_view::npos) ? v_.match[end] + 1 : end + 1;
       size_t stmt = (i > 0 && (v_.Is(i - 1, "const") || v_.Is(i - 1, "constexpr"))) ? i - 1 : i;
       bound_[std::string(v_.Text(i + 1))] = {i + 3, end, stmt};
     }
@@ -54,7 +62,8 @@ class TokenScan {
     if (v_.Is(s, "{")) return v_.match[s] == std::string_view::npos ? v_.t.size() : v_.match[s] + 1;
     size_t e = s;
     while (e < v_.t.size() && !v_.Is(e, ";") && !v_.Is(e, "}")) {
-      e = (v_.Is(e, "(") || v_.Is(e, "[") || v_.Is(e, "{")) && v_.match[e] != std::string_view::npos ? v_.match[e] + 1 : e + 1;
+      e = (v_.Is(e, "(") || v_.Is(e, "[") || v_.Is(e, "{")) && v_.match[e] != std::string_view::npos ? v_.match[e] + 1
+                                                                                                     : e + 1;
     }
     return v_.Is(e, ";") ? e + 1 : e;
   }
@@ -107,7 +116,8 @@ class TokenScan {
     while (k < e && (v_.IsIdent(k) || v_.Is(k, "::"))) last = v_.IsIdent(k) ? v_.Text(k) : last, ++k;
     if (last.empty() || !v_.Is(k, "(")) return false;
     if (IsErrorCall(last)) return true;
-    return IsCheckName(last) && (v_.Is(k + 1, "false") || v_.Is(k + 1, "0")) && (v_.Is(k + 2, ",") || v_.Is(k + 2, ")"));
+    return IsCheckName(last) && (v_.Is(k + 1, "false") || v_.Is(k + 1, "0")) &&
+           (v_.Is(k + 2, ",") || v_.Is(k + 2, ")"));
   }
 
   // One arm of an if/else-if chain: its condition [a, b), its statement [s, e), the condition's
@@ -183,8 +193,10 @@ class TokenScan {
     for (size_t k = 0; k < arms.size(); ++k) {
       const Arm& arm = arms[k];
       const size_t before = findings_.size();
-      if (arm.refuses) Record({arm.a, arm.b, 0, 0, 0, 0, "", true, "if-refuse", ""});
-      else if (else_refuses) Record({arm.a, arm.b, 0, 0, 0, 0, "", false, "dispatch", ""});
+      if (arm.refuses)
+        Record({arm.a, arm.b, 0, 0, 0, 0, "", true, "if-refuse", ""});
+      else if (else_refuses)
+        Record({arm.a, arm.b, 0, 0, 0, 0, "", false, "dispatch", ""});
       if (findings_.size() > before) {
         if (std::optional<gate::Verdicts> taken = OtherArmTaken(arms, k)) {
           gate::Chain& chain = findings_.back().chain;  // another arm of the chain is taken
@@ -236,7 +248,8 @@ class TokenScan {
         {"_EQ", "=="}, {"_NE", "!="}, {"_LT", "<"}, {"_LE", "<="}, {"_GT", ">"}, {"_GE", ">="}};
     for (const auto& [suffix, op] : kSuffixes) {
       if (name.size() > suffix.size() && name.ends_with(suffix) && args.size() >= 2) {
-        GateSpec g{i, close + 1, args[0].first, args[0].second, args[1].first, args[1].second, std::string(op), false, "check-macro", name};
+        GateSpec g{i,     close + 1,     args[0].first, args[0].second, args[1].first, args[1].second, std::string(op),
+                   false, "check-macro", name};
         return Record(g);
       }
     }

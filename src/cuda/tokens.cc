@@ -51,8 +51,7 @@ std::vector<Token> ConvertSlow(CXTranslationUnit unit, CXToken* raw, unsigned co
 // length), relative to the raw location of the range's start. Half the audit's time otherwise
 // goes to per-token API calls. Checked against the API on the first and last token; any mismatch
 // falls back to ConvertSlow.
-std::vector<Token> Convert(CXTranslationUnit unit, CXToken* raw, unsigned count, CXSourceLocation start,
-                           size_t size) {
+std::vector<Token> Convert(CXTranslationUnit unit, CXToken* raw, unsigned count, CXSourceLocation start, size_t size) {
   if (count == 0) return {};
   const unsigned base = start.int_data;
   auto fast = [&](unsigned i) -> Token {
@@ -101,8 +100,8 @@ struct Lexer::Impl {
       return false;
     }
     const unsigned flags = CXTranslationUnit_SingleFileParse | CXTranslationUnit_Incomplete;
-    CXErrorCode code = clang_parseTranslationUnit2(index, path.c_str(), kArgs, std::size(kArgs),
-                                                   &unsaved, 1, flags, &unit);
+    CXErrorCode code =
+        clang_parseTranslationUnit2(index, path.c_str(), kArgs, std::size(kArgs), &unsaved, 1, flags, &unit);
     if (code != CXError_Success) unit = nullptr;
     return unit != nullptr;
   }
@@ -151,9 +150,7 @@ int LineIndex::Line(size_t offset) const {
   return static_cast<int>(it - starts_.begin());
 }
 
-int LineIndex::Column(size_t offset) const {
-  return static_cast<int>(offset - starts_[Line(offset) - 1]) + 1;
-}
+int LineIndex::Column(size_t offset) const { return static_cast<int>(offset - starts_[Line(offset) - 1]) + 1; }
 
 size_t LineIndex::LineStart(int line) const {
   if (line < 1) return 0;

@@ -19,9 +19,7 @@ struct Token {
   Kind kind = Kind::kPunctuation;
   size_t begin = 0;  // byte offsets into the file, half-open
   size_t end = 0;
-  std::string_view Spelling(std::string_view contents) const {
-    return contents.substr(begin, end - begin);
-  }
+  std::string_view Spelling(std::string_view contents) const { return contents.substr(begin, end - begin); }
 };
 
 class Lexer {

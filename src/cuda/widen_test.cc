@@ -62,8 +62,8 @@ TEST(WidenTest, DropBoundRefusesWhenNothingWouldBeLeft) {
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.error().message,
             "drop-bound cannot widen '__CUDA_ARCH__ == 1000': every conjunct excludes a target; nothing would be left");
-  r = WidenCondition("(__CUDA_ARCH__ >= 900 && __CUDA_ARCH__ < 1000) || X", WidenStrategy::kDropBound,
-                     Arches("sm_120"), MacroEnv{});
+  r = WidenCondition("(__CUDA_ARCH__ >= 900 && __CUDA_ARCH__ < 1000) || X", WidenStrategy::kDropBound, Arches("sm_120"),
+                     MacroEnv{});
   EXPECT_FALSE(r.ok());
 }
 
@@ -78,9 +78,11 @@ TEST(WidenTest, RaiseBoundMovesTheLiteralJustEnough) {
 }
 
 TEST(WidenTest, RaiseBoundPicksTheBoundWithTheSmallestBlastRadius) {
-  const std::string gate = "(__CUDA_ARCH__ >= 800 && __CUDA_ARCH__ < 900) || (__CUDA_ARCH__ >= 1000 && __CUDA_ARCH__ < 1100)";
+  const std::string gate =
+      "(__CUDA_ARCH__ >= 800 && __CUDA_ARCH__ < 900) || (__CUDA_ARCH__ >= 1000 && __CUDA_ARCH__ < 1100)";
   const std::string widened = Widen(gate, WidenStrategy::kRaiseBound, "sm_120");
-  EXPECT_EQ(widened, "(__CUDA_ARCH__ >= 800 && __CUDA_ARCH__ < 900) || (__CUDA_ARCH__ >= 1000 && __CUDA_ARCH__ < 1210)");
+  EXPECT_EQ(widened,
+            "(__CUDA_ARCH__ >= 800 && __CUDA_ARCH__ < 900) || (__CUDA_ARCH__ >= 1000 && __CUDA_ARCH__ < 1210)");
   // Raising `< 900` instead would also have turned on sm_90 and sm_90a.
   EXPECT_EQ(Blast(gate, widened),
             (std::vector<std::string>{"sm_110", "sm_110a", "sm_110f", "sm_120", "sm_120a", "sm_120f"}));
@@ -92,14 +94,16 @@ TEST(WidenTest, RaiseBoundRefusesWithoutABoundToMove) {
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.error().message,
             "raise-bound cannot widen '__CUDA_ARCH__ == 1000': no arch-macro bound keeps the targets out");
-  EXPECT_FALSE(WidenCondition("defined(__CUDA_ARCH_FEAT_SM100_ALL)", WidenStrategy::kRaiseBound, Arches("sm_120a"),
-                              MacroEnv{}).ok());
+  EXPECT_FALSE(
+      WidenCondition("defined(__CUDA_ARCH_FEAT_SM100_ALL)", WidenStrategy::kRaiseBound, Arches("sm_120a"), MacroEnv{})
+          .ok());
 }
 
 TEST(WidenTest, OrTargetAppendsOneAlternativePerTargetValue) {
   const std::string gate = "defined(__CUDA_ARCH_FEAT_SM100_ALL) // tcgen05";
   const std::string widened = Widen(gate, WidenStrategy::kOrTarget, "sm_120a,sm_120,sm_121a");
-  EXPECT_EQ(widened, "defined(__CUDA_ARCH_FEAT_SM100_ALL) || (__CUDA_ARCH__ == 1200) || (__CUDA_ARCH__ == 1210) // tcgen05");
+  EXPECT_EQ(widened,
+            "defined(__CUDA_ARCH_FEAT_SM100_ALL) || (__CUDA_ARCH__ == 1200) || (__CUDA_ARCH__ == 1210) // tcgen05");
   EXPECT_EQ(Blast(gate, widened), kSm12x);
   EXPECT_EQ(Widen("__CUDA_ARCH__ == 900 ? 1 : 0", WidenStrategy::kOrTarget, "sm_120"),
             "(__CUDA_ARCH__ == 900 ? 1 : 0 || (__CUDA_ARCH__ == 1200))");

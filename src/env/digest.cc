@@ -33,13 +33,11 @@ std::string Sha256Hex(std::string_view bytes) {
 namespace {
 
 std::string UrlsafeB64(const std::string& raw) {
-  static constexpr char kAlphabet[] =
-      "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+  static constexpr char kAlphabet[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
   std::string out;
   size_t i = 0;
   for (; i + 2 < raw.size(); i += 3) {
-    const unsigned v = (unsigned char)raw[i] << 16 | (unsigned char)raw[i + 1] << 8 |
-                       (unsigned char)raw[i + 2];
+    const unsigned v = (unsigned char)raw[i] << 16 | (unsigned char)raw[i + 1] << 8 | (unsigned char)raw[i + 2];
     for (int shift : {18, 12, 6, 0}) out += kAlphabet[(v >> shift) & 63];
   }
   if (i < raw.size()) {  // 32 bytes: two left over, three characters, no padding
@@ -61,7 +59,8 @@ Result<std::string> Sha256UrlsafeB64OfFile(const std::filesystem::path& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in) return Error{fmt::format("cannot read '{}': {}", path.string(), std::strerror(errno)), {}};
   std::unique_ptr<EVP_MD_CTX, decltype(&EVP_MD_CTX_free)> ctx(EVP_MD_CTX_new(), EVP_MD_CTX_free);
-  if (!ctx || EVP_DigestInit_ex(ctx.get(), EVP_sha256(), nullptr) != 1) throw Fatal("OpenSSL could not start a SHA-256 digest");
+  if (!ctx || EVP_DigestInit_ex(ctx.get(), EVP_sha256(), nullptr) != 1)
+    throw Fatal("OpenSSL could not start a SHA-256 digest");
   std::vector<char> buffer(1 << 20);
   while (in) {
     in.read(buffer.data(), static_cast<std::streamsize>(buffer.size()));

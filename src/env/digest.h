@@ -9,8 +9,8 @@
 
 namespace archpatch::env {
 
-std::string Sha256Hex(std::string_view bytes);        // 64 lowercase hex digits
-std::string Sha256UrlsafeB64(std::string_view bytes); // RECORD's form: urlsafe base64, no '='
+std::string Sha256Hex(std::string_view bytes);         // 64 lowercase hex digits
+std::string Sha256UrlsafeB64(std::string_view bytes);  // RECORD's form: urlsafe base64, no '='
 // The same of a file's bytes, read in bounded pieces (memory does not grow with the file).
 Result<std::string> Sha256UrlsafeB64OfFile(const std::filesystem::path& path);
 

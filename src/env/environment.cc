@@ -141,9 +141,7 @@ Result<Environment> LoadSitePackages(const fs::path& dir, bool plain_root) {
     return added.error();
   }
   std::stable_sort(env.distributions.begin(), env.distributions.end(),
-                   [](const Distribution& a, const Distribution& b) {
-                     return a.normalized_name < b.normalized_name;
-                   });
+                   [](const Distribution& a, const Distribution& b) { return a.normalized_name < b.normalized_name; });
   return env;
 }
 
@@ -172,9 +170,7 @@ Result<Environment> Discover(const EnvOptions& options) {
     }
   }
   std::stable_sort(env->distributions.begin(), env->distributions.end(),
-                   [](const Distribution& a, const Distribution& b) {
-                     return a.normalized_name < b.normalized_name;
-                   });
+                   [](const Distribution& a, const Distribution& b) { return a.normalized_name < b.normalized_name; });
   return env;
 }
 
@@ -223,8 +219,7 @@ std::vector<FileCheck> ModifiedFiles(const Distribution& dist, const std::functi
       changed.push_back(std::move(check));
     }
   }
-  std::sort(changed.begin(), changed.end(),
-            [](const FileCheck& a, const FileCheck& b) { return a.path < b.path; });
+  std::sort(changed.begin(), changed.end(), [](const FileCheck& a, const FileCheck& b) { return a.path < b.path; });
   return changed;
 }
 

@@ -24,23 +24,23 @@ struct RecordEntry {
 };
 
 struct Distribution {
-  std::string name;             // as written in METADATA: "FlashInfer_Python"
-  std::string normalized_name;  // PEP 503: "flashinfer-python"
-  std::string version;          // as written in METADATA
-  std::string installer;        // INSTALLER's first line ("pip", "uv", "conda"); "" if absent
-  std::filesystem::path root;      // the folder holding the .dist-info (site-packages)
-  std::filesystem::path dist_info; // absolute path of the *.dist-info folder
+  std::string name;                 // as written in METADATA: "FlashInfer_Python"
+  std::string normalized_name;      // PEP 503: "flashinfer-python"
+  std::string version;              // as written in METADATA
+  std::string installer;            // INSTALLER's first line ("pip", "uv", "conda"); "" if absent
+  std::filesystem::path root;       // the folder holding the .dist-info (site-packages)
+  std::filesystem::path dist_info;  // absolute path of the *.dist-info folder
   std::vector<RecordEntry> record;
 
   const RecordEntry* FindRecord(std::string_view relative_path) const;
 };
 
 struct Environment {
-  std::filesystem::path site_packages;  // where rule paths resolve and .archpatch/ lives
+  std::filesystem::path site_packages;              // where rule paths resolve and .archpatch/ lives
   std::vector<std::filesystem::path> search_paths;  // site_packages, then platlib if different
-  std::string python;       // the interpreter asked, "" for --site-packages/--root
-  bool plain_root = false;  // --root: a plain tree, distributions optional
-  std::vector<Distribution> distributions;  // sorted by normalized_name
+  std::string python;                               // the interpreter asked, "" for --site-packages/--root
+  bool plain_root = false;                          // --root: a plain tree, distributions optional
+  std::vector<Distribution> distributions;          // sorted by normalized_name
 
   // By any spelling of the name ("FlashInfer_Python" finds "flashinfer-python").
   const Distribution* Find(std::string_view name) const;

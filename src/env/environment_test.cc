@@ -21,12 +21,18 @@ void WriteDistribution(const TempTree& tree) {
   tree.Write("site/Demo_Pkg-0.3.1.dist-info/METADATA",
              "Metadata-Version: 2.1\nName: Demo_Pkg\nVersion: 0.3.1\n\nName: not-this\n");
   tree.Write("site/Demo_Pkg-0.3.1.dist-info/INSTALLER", "uv\n");
-  tree.Write("site/Demo_Pkg-0.3.1.dist-info/RECORD",
-             "demo_pkg/jit.py,sha256=" + Sha256UrlsafeB64(module) + ",20\n"
-             "\"demo_pkg/a,b.py\",sha256=" + Sha256UrlsafeB64(odd) + ",6\r\n"
-             "../bin/demo,sha256=" + Sha256UrlsafeB64("#!/bin/sh\n") + ",10\n"
-             "demo_pkg/gone.py,sha256=" + Sha256UrlsafeB64("") + ",0\n"
-             "Demo_Pkg-0.3.1.dist-info/RECORD,,\n");
+  tree.Write("site/Demo_Pkg-0.3.1.dist-info/RECORD", "demo_pkg/jit.py,sha256=" + Sha256UrlsafeB64(module) +
+                                                         ",20\n"
+                                                         "\"demo_pkg/a,b.py\",sha256=" +
+                                                         Sha256UrlsafeB64(odd) +
+                                                         ",6\r\n"
+                                                         "../bin/demo,sha256=" +
+                                                         Sha256UrlsafeB64("#!/bin/sh\n") +
+                                                         ",10\n"
+                                                         "demo_pkg/gone.py,sha256=" +
+                                                         Sha256UrlsafeB64("") +
+                                                         ",0\n"
+                                                         "Demo_Pkg-0.3.1.dist-info/RECORD,,\n");
 }
 
 TEST(Environment, NormalisesNamesAsPipDoes) {
@@ -103,8 +109,7 @@ TEST(Environment, AsksARealInterpreterForSitePackages) {
 }
 
 TEST(Environment, ReportsAnInterpreterThatCannotRun) {
-  Result<std::vector<std::filesystem::path>> dirs =
-      AskPythonForSitePackages("/nonexistent/python3");
+  Result<std::vector<std::filesystem::path>> dirs = AskPythonForSitePackages("/nonexistent/python3");
   ASSERT_FALSE(dirs);
   EXPECT_EQ(dirs.error().message, "cannot run '/nonexistent/python3': No such file or directory");
   TempTree tree;
@@ -121,9 +126,9 @@ TEST(Environment, DiscoversPurelibAndPlatlibFromTheInterpreter) {
   TempTree tree;
   WriteDistribution(tree);
   tree.Write("lib64/native_pkg-1.0.dist-info/METADATA", "Name: native_pkg\nVersion: 1.0\n");
-  const std::filesystem::path fake = tree.Write(
-      "python", "#!/bin/sh\nprintf '{\"purelib\": \"%s\", \"platlib\": \"%s\"}\\n' '" +
-                    (tree.root() / "site").string() + "' '" + (tree.root() / "lib64").string() + "'\n");
+  const std::filesystem::path fake =
+      tree.Write("python", "#!/bin/sh\nprintf '{\"purelib\": \"%s\", \"platlib\": \"%s\"}\\n' '" +
+                               (tree.root() / "site").string() + "' '" + (tree.root() / "lib64").string() + "'\n");
   std::filesystem::permissions(fake, std::filesystem::perms::owner_all);
   Result<Environment> env = Discover({fake.string(), "", ""});
   ASSERT_TRUE(env) << env.error().str();

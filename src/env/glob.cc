@@ -29,8 +29,8 @@ struct Token {
       case Kind::kFork: return false;
       case Kind::kClass: {
         if (x == '/') return false;
-        bool in = std::any_of(ranges.begin(), ranges.end(),
-                              [x](const auto& r) { return r.first <= x && x <= r.second; });
+        bool in =
+            std::any_of(ranges.begin(), ranges.end(), [x](const auto& r) { return r.first <= x && x <= r.second; });
         return in != negate;
       }
     }
@@ -165,8 +165,9 @@ Result<std::vector<std::string>> GlobInside(const fs::path& root, std::string_vi
   size_t entries = 0;
   for (auto it = fs::recursive_directory_iterator(*start, ec); !ec && it != fs::end(it); it.increment(ec)) {
     if (++entries > kMaxGlobWalkEntries || it.depth() >= kMaxGlobWalkDepth) {
-      return Error{fmt::format("'{}': more than {} entries or {} folders deep under '{}'; narrow the pattern",
-                               pattern, kMaxGlobWalkEntries, kMaxGlobWalkDepth, start->string()), {}};
+      return Error{fmt::format("'{}': more than {} entries or {} folders deep under '{}'; narrow the pattern", pattern,
+                               kMaxGlobWalkEntries, kMaxGlobWalkDepth, start->string()),
+                   {}};
     }
     if (!crosses && it.depth() + 1 >= below_prefix) it.disable_recursion_pending();
     const std::string name = it->path().filename().string();

@@ -16,8 +16,8 @@
 namespace archpatch::env {
 
 // Bounds on what a glob may cost: a rule is input, and a hostile one must fail, not hang.
-inline constexpr size_t kMaxGlobPatternBytes = 4096;   // PATH_MAX
-inline constexpr int kMaxGlobWalkDepth = 64;           // folders below the pattern's literal prefix
+inline constexpr size_t kMaxGlobPatternBytes = 4096;      // PATH_MAX
+inline constexpr int kMaxGlobWalkDepth = 64;              // folders below the pattern's literal prefix
 inline constexpr size_t kMaxGlobWalkEntries = 2'000'000;  // entries listed by one walk
 
 // Whether `path` matches `pattern` (both '/'-separated). A pattern longer than
@@ -28,7 +28,6 @@ bool GlobMatch(std::string_view pattern, std::string_view path);
 // A matching symlink that leads out of root is an error, not a silent skip: a hostile tree must
 // not be half-patched. The pattern itself must pass CheckRelativePath. A walk deeper than
 // kMaxGlobWalkDepth or longer than kMaxGlobWalkEntries is an error (never a partial list).
-Result<std::vector<std::string>> GlobInside(const std::filesystem::path& root,
-                                            std::string_view pattern);
+Result<std::vector<std::string>> GlobInside(const std::filesystem::path& root, std::string_view pattern);
 
 }  // namespace archpatch::env

@@ -77,8 +77,8 @@ TEST(Glob, ListsSortedFilesOnly) {
   tree.Write(".archpatch/backup/flashinfer/data/include/comm/c.cuh", "c\n");
   Result<std::vector<std::string>> files = GlobInside(tree.root(), "flashinfer/data/include/comm/*.cuh");
   ASSERT_TRUE(files) << files.error().str();
-  EXPECT_EQ(*files, (std::vector<std::string>{"flashinfer/data/include/comm/a.cuh",
-                                              "flashinfer/data/include/comm/b.cuh"}));
+  EXPECT_EQ(*files,
+            (std::vector<std::string>{"flashinfer/data/include/comm/a.cuh", "flashinfer/data/include/comm/b.cuh"}));
   files = GlobInside(tree.root(), "**/*.cuh");
   ASSERT_TRUE(files);
   EXPECT_EQ(files->size(), 2u);

@@ -81,13 +81,13 @@ Result<ProcessOutput> RunCapturing(const std::vector<std::string>& argv) {
 }  // namespace
 
 Result<std::vector<std::filesystem::path>> AskPythonForSitePackages(const std::string& python) {
-  Result<ProcessOutput> run = RunCapturing(
-      {python, "-c", "import sysconfig,json;print(json.dumps(sysconfig.get_paths()))"});
+  Result<ProcessOutput> run =
+      RunCapturing({python, "-c", "import sysconfig,json;print(json.dumps(sysconfig.get_paths()))"});
   if (!run) return run.error();
   if (run->exit_status != 0) {
     std::string first_line = run->err.substr(0, run->err.find('\n'));
-    return Error{fmt::format("'{}' failed to report its site-packages (exit {}): {}", python,
-                             run->exit_status, first_line), {}};
+    return Error{
+        fmt::format("'{}' failed to report its site-packages (exit {}): {}", python, run->exit_status, first_line), {}};
   }
   nlohmann::json paths = nlohmann::json::parse(run->out, nullptr, /*allow_exceptions=*/false);
   if (!paths.is_object() || !paths.contains("purelib") || !paths["purelib"].is_string()) {

@@ -58,7 +58,9 @@ Status CheckRelativePath(std::string_view relative) {
     }
     if (IsStateDirName(part)) {
       return Error{fmt::format("'{}' is inside archpatch's state folder '{}'; no rule, plan or state "
-                               "entry may edit it", relative, kStateDirName), {}};
+                               "entry may edit it",
+                               relative, kStateDirName),
+                   {}};
     }
   }
   return Ok{};
@@ -74,9 +76,9 @@ Result<fs::path> CheckInside(const fs::path& root, std::string_view relative, co
     EntryKind kind = lstat(current);
     if (kind == EntryKind::missing) exists = false;
     if (kind == EntryKind::symlink) {
-      return Error{fmt::format("'{}': '{}' is a symlink; archpatch never follows symlinks below '{}'",
-                               relative, current.lexically_relative(root).generic_string(),
-                               root.string()), {}};
+      return Error{fmt::format("'{}': '{}' is a symlink; archpatch never follows symlinks below '{}'", relative,
+                               current.lexically_relative(root).generic_string(), root.string()),
+                   {}};
     }
   }
   return current;

@@ -42,7 +42,6 @@ Result<std::filesystem::path> CheckInside(const std::filesystem::path& root, std
                                           const LstatFunction& lstat);
 
 // CheckInside on the real filesystem, below the canonical `root`.
-Result<std::filesystem::path> ResolveInside(const std::filesystem::path& root,
-                                            std::string_view relative);
+Result<std::filesystem::path> ResolveInside(const std::filesystem::path& root, std::string_view relative);
 
 }  // namespace archpatch::env

@@ -18,8 +18,7 @@ TEST(SafePath, RefusesAbsoluteAndDotDot) {
   EXPECT_EQ(p.error().message, "'/etc/passwd' is absolute; paths must be relative to site-packages");
   p = ResolveInside(tree.root(), "pkg/../../etc/passwd");
   ASSERT_FALSE(p);
-  EXPECT_EQ(p.error().message,
-            "'pkg/../../etc/passwd' contains '..'; paths must stay inside site-packages");
+  EXPECT_EQ(p.error().message, "'pkg/../../etc/passwd' contains '..'; paths must stay inside site-packages");
   EXPECT_FALSE(ResolveInside(tree.root(), ""));
 }
 
@@ -30,8 +29,7 @@ TEST(SafePath, RefusesSymlinksLeadingOut) {
   fs::create_directory_symlink(outside.root(), tree.root() / "pkg" / "link");
   Result<fs::path> p = ResolveInside(tree.root(), "pkg/link/secret.py");
   ASSERT_FALSE(p);
-  EXPECT_NE(p.error().message.find("'pkg/link/secret.py': 'pkg/link' is a symlink"),
-            std::string::npos)
+  EXPECT_NE(p.error().message.find("'pkg/link/secret.py': 'pkg/link' is a symlink"), std::string::npos)
       << p.error().message;
   fs::create_symlink(outside.root() / "secret.py", tree.root() / "pkg" / "file.py");
   EXPECT_FALSE(ResolveInside(tree.root(), "pkg/file.py"));
@@ -47,8 +45,7 @@ TEST(SafePath, RefusesEverySymlinkBelowTheRootEvenOneStayingInside) {
   fs::create_directory_symlink(tree.root() / "real", tree.root() / "alias");
   Result<fs::path> p = ResolveInside(tree.root(), "alias/mod.py");
   ASSERT_FALSE(p);
-  EXPECT_NE(p.error().message.find("'alias/mod.py': 'alias' is a symlink"), std::string::npos)
-      << p.error().message;
+  EXPECT_NE(p.error().message.find("'alias/mod.py': 'alias' is a symlink"), std::string::npos) << p.error().message;
   Result<fs::path> real = ResolveInside(tree.root(), "./real//mod.py");
   ASSERT_TRUE(real) << real.error().str();
   EXPECT_EQ(*real, fs::canonical(tree.root()) / "real" / "mod.py");
@@ -62,8 +59,8 @@ TEST(SafePath, RefusesTheStateFolderHoweverSpelled) {
   TempTree tree;
   tree.Write(".archpatch/manifest.json", "{}");
   fs::create_directory_symlink(tree.root() / ".archpatch", tree.root() / "state");
-  for (const char* spelling : {".archpatch/manifest.json", "./.archpatch/backups/x", ".archpatch",
-                               "a//.archpatch/x", ".ARCHPATCH/manifest.json", "pkg/.ArchPatch/x"}) {
+  for (const char* spelling : {".archpatch/manifest.json", "./.archpatch/backups/x", ".archpatch", "a//.archpatch/x",
+                               ".ARCHPATCH/manifest.json", "pkg/.ArchPatch/x"}) {
     Status s = CheckRelativePath(spelling);
     ASSERT_FALSE(s) << spelling;
     EXPECT_NE(s.error().message.find("is inside archpatch's state folder '.archpatch'"), std::string::npos)

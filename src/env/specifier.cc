@@ -62,16 +62,14 @@ bool Less(const Version& candidate, std::string_view spec) {
   if (CompareVersions(Public(candidate), wanted) >= 0) return false;
   // "<1.0" does not admit 1.0rc1: a pre-release of the bound itself is not "less" unless the
   // specifier is a pre-release.
-  return wanted.is_prerelease() || !candidate.is_prerelease() ||
-         CompareVersions(Base(candidate), Base(wanted)) != 0;
+  return wanted.is_prerelease() || !candidate.is_prerelease() || CompareVersions(Base(candidate), Base(wanted)) != 0;
 }
 
 bool Greater(const Version& candidate, std::string_view spec) {
   const Version wanted = *ParseVersion(spec);
   if (CompareVersions(Public(candidate), wanted) <= 0) return false;
   // ">1.0" does not admit 1.0.post1 (unless the specifier is a post-release) nor 1.0+local.
-  if (!wanted.is_postrelease() && candidate.is_postrelease() &&
-      CompareVersions(Base(candidate), Base(wanted)) == 0) {
+  if (!wanted.is_postrelease() && candidate.is_postrelease() && CompareVersions(Base(candidate), Base(wanted)) == 0) {
     return false;
   }
   return candidate.local.empty() || CompareVersions(Base(candidate), Base(wanted)) != 0;
@@ -80,7 +78,9 @@ bool Greater(const Version& candidate, std::string_view spec) {
 bool Holds(const Specifier& s, const Version& candidate, std::string_view raw) {
   if (s.op == "===") {
     std::string a(Trim(raw)), b = s.version;
-    auto lower = [](std::string& x) { for (char& c : x) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c))); };
+    auto lower = [](std::string& x) {
+      for (char& c : x) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    };
     lower(a), lower(b);
     return a == b;
   }
@@ -143,7 +143,9 @@ Result<SpecifierSet> SpecifierSet::Parse(std::string_view text) {
                                  [&](std::string_view o) { return item.substr(0, o.size()) == o; });
     if (op == std::end(kOperators)) {
       return Error{fmt::format("'{}' in '{}' is not a version specifier (>=1.0, <2, ~=1.4, ==1.*, "
-                               "!=1.3.0rc1)", item, text), {}};
+                               "!=1.3.0rc1)",
+                               item, text),
+                   {}};
     }
     Specifier s{std::string(*op), std::string(Trim(item.substr(op->size())))};
     if (Status ok = CheckSpecifier(s); !ok) return ok.error();
@@ -167,9 +169,9 @@ bool SpecifierSet::Contains(std::string_view version, bool allow_prereleases) co
   Result<Version> parsed = ParseVersion(version);
   if (parsed) return Admits(*parsed, version, allow_prereleases);
   // Not PEP 440: only '===' can match it, by its exact text.
-  return !specifiers_.empty() &&
-         std::all_of(specifiers_.begin(), specifiers_.end(),
-                     [&](const Specifier& s) { return s.op == "===" && Trim(version) == s.version; });
+  return !specifiers_.empty() && std::all_of(specifiers_.begin(), specifiers_.end(), [&](const Specifier& s) {
+    return s.op == "===" && Trim(version) == s.version;
+  });
 }
 
 std::string SpecifierSet::str() const {

@@ -43,8 +43,10 @@ struct VersionReader {
     out = 0;
     for (; Digit(); ++at) {
       const int d = text[at] - '0';
-      if (out > (LONG_MAX - d) / 10) overflow = true;
-      else out = out * 10 + d;
+      if (out > (LONG_MAX - d) / 10)
+        overflow = true;
+      else
+        out = out * 10 + d;
     }
     return true;
   }
@@ -137,7 +139,8 @@ int PreRank(const Version& v) {
 }
 
 bool IsNumber(const std::string& s) {
-  return !s.empty() && std::all_of(s.begin(), s.end(), [](char c) { return std::isdigit(static_cast<unsigned char>(c)); });
+  return !s.empty() &&
+         std::all_of(s.begin(), s.end(), [](char c) { return std::isdigit(static_cast<unsigned char>(c)); });
 }
 
 // Local labels: numeric parts sort above alphanumeric ones; a longer label with an equal
@@ -202,7 +205,8 @@ Result<Version> ParseVersion(std::string_view text) {
   VersionReader reader{trimmed};
   Version v;
   if (!ReadVersion(reader, v)) {
-    return Error{fmt::format("'{}' is not a PEP 440 version{}", text, reader.overflow ? " (a number is too large)" : ""), {}};
+    return Error{
+        fmt::format("'{}' is not a PEP 440 version{}", text, reader.overflow ? " (a number is too large)" : ""), {}};
   }
   return v;
 }

@@ -12,12 +12,12 @@ namespace archpatch::env {
 
 struct Version {
   int epoch = 0;
-  std::vector<long> release;           // 1.2.3
-  std::optional<char> pre_kind;        // 'a', 'b' or 'c' (rc)
+  std::vector<long> release;     // 1.2.3
+  std::optional<char> pre_kind;  // 'a', 'b' or 'c' (rc)
   long pre_number = 0;
-  std::optional<long> post;            // .post1, -1
-  std::optional<long> dev;             // .dev0
-  std::string local;                   // "+cu128" without '+', normalised (lowercase, '.' separated)
+  std::optional<long> post;  // .post1, -1
+  std::optional<long> dev;   // .dev0
+  std::string local;         // "+cu128" without '+', normalised (lowercase, '.' separated)
 
   bool is_prerelease() const { return pre_kind.has_value() || dev.has_value(); }
   bool is_postrelease() const { return post.has_value(); }

@@ -67,14 +67,29 @@ TEST(Version, SeparatorsBetweenSegments) {
 
 TEST(Version, OrdersAsTheSpecSummaryDoes) {
   // PEP 440's example ordering of suffixes.
-  const char* ordered[] = {"1.dev0", "1.0.dev456", "1.0a1", "1.0a2.dev456", "1.0a12.dev456",
-                           "1.0a12", "1.0b1.dev456", "1.0b2", "1.0b2.post345.dev456",
-                           "1.0b2.post345", "1.0rc1.dev456", "1.0rc1", "1.0", "1.0+abc.5",
-                           "1.0+abc.7", "1.0+5", "1.0.post456.dev34", "1.0.post456", "1.0.15",
-                           "1.1.dev1", "1!0.1"};
+  const char* ordered[] = {"1.dev0",
+                           "1.0.dev456",
+                           "1.0a1",
+                           "1.0a2.dev456",
+                           "1.0a12.dev456",
+                           "1.0a12",
+                           "1.0b1.dev456",
+                           "1.0b2",
+                           "1.0b2.post345.dev456",
+                           "1.0b2.post345",
+                           "1.0rc1.dev456",
+                           "1.0rc1",
+                           "1.0",
+                           "1.0+abc.5",
+                           "1.0+abc.7",
+                           "1.0+5",
+                           "1.0.post456.dev34",
+                           "1.0.post456",
+                           "1.0.15",
+                           "1.1.dev1",
+                           "1!0.1"};
   for (size_t i = 0; i + 1 < std::size(ordered); ++i) {
-    EXPECT_LT(CompareVersions(V(ordered[i]), V(ordered[i + 1])), 0)
-        << ordered[i] << " < " << ordered[i + 1];
+    EXPECT_LT(CompareVersions(V(ordered[i]), V(ordered[i + 1])), 0) << ordered[i] << " < " << ordered[i + 1];
     EXPECT_GT(CompareVersions(V(ordered[i + 1]), V(ordered[i])), 0);
   }
   EXPECT_EQ(CompareVersions(V("1.0"), V("1.0.0")), 0);
@@ -101,8 +116,8 @@ TEST(Specifier, RangesWithPreAndPostReleases) {
 TEST(Specifier, PreReleasesOnlyWhenNamedOrAllowed) {
   EXPECT_FALSE(In(">=0.2.6,<0.4", "0.3.0rc1"));
   EXPECT_TRUE(In(">=0.2.6,<0.4", "0.3.0rc1", /*allow_pre=*/true));
-  EXPECT_TRUE(In(">=0.3.0rc1", "0.3.0rc2"));        // an inclusive specifier names one
-  EXPECT_FALSE(In("!=0.3.0rc1", "0.3.0rc2"));       // an exclusion does not
+  EXPECT_TRUE(In(">=0.3.0rc1", "0.3.0rc2"));   // an inclusive specifier names one
+  EXPECT_FALSE(In("!=0.3.0rc1", "0.3.0rc2"));  // an exclusion does not
   EXPECT_FALSE(In("!=0.3.0rc1", "0.3.0rc1", true));
   EXPECT_TRUE(In("!=0.3.0rc1", "0.3.0"));
   EXPECT_FALSE(In(">=1.0", "2.0.dev1"));

@@ -26,7 +26,7 @@ enum class Kind {
   kWidenUnknown,    // a planned edit opens a block that calls code archpatch cannot see
   kBinaryCoverage,  // a prebuilt binary's kernel images against the target
 };
-std::string_view KindName(Kind kind);                // "cuda-gate", "cpp-runtime-gate", ...
+std::string_view KindName(Kind kind);                  // "cuda-gate", "cpp-runtime-gate", ...
 std::optional<Kind> ParseKind(std::string_view name);  // the inverse of KindName
 
 enum class Severity { kInfo, kWarning, kError };
@@ -127,9 +127,9 @@ std::string_view DirectiveName(DirectiveKind kind);  // "if", "ifdef", ..., "els
 struct Block {
   int first_line = 0, last_line = 0;  // 1-based; last < first for an empty block
   ByteSpan bytes;
-  std::vector<std::string> kernels;   // __global__ functions declared inside, in file order
-  std::vector<std::string> defines;   // macros #defined inside (directive branches), in file order
-  std::optional<BlockHolds> holds;    // directive branches: what the block holds
+  std::vector<std::string> kernels;  // __global__ functions declared inside, in file order
+  std::vector<std::string> defines;  // macros #defined inside (directive branches), in file order
+  std::optional<BlockHolds> holds;   // directive branches: what the block holds
   int lines() const { return last_line >= first_line ? last_line - first_line + 1 : 0; }
 };
 
@@ -150,7 +150,7 @@ struct DirectiveForm {  // #if / #elif / #else
   int directive_line = 0;  // the line of the '#'
   std::string effective;   // the condition the branch is taken on, earlier branches folded in
 };
-struct NvTargetForm {  // NV_IF_TARGET(NV_PROVIDES_SM_90, ...) and friends
+struct NvTargetForm {                    // NV_IF_TARGET(NV_PROVIDES_SM_90, ...) and friends
   std::string macro;                     // "NV_IF_TARGET", "NV_IF_ELSE_TARGET", "NV_DISPATCH_TARGET"
   std::string branch;                    // the query ("NV_PROVIDES_SM_90") or "else"
   std::optional<std::string> condition;  // the query as an #if condition, when it has one
@@ -172,12 +172,12 @@ struct PythonTerm {  // one comparison of a condition: "major >= 9"
   PythonValue value;
 };
 struct PythonForm {
-  std::string shape;                // "condition", "keyword", "assignment", "arch-string", ...
-  std::string name;                 // the variable or keyword holding the literal
-  std::vector<PythonTerm> terms;    // shape "condition": every comparison
-  std::string operand, op;          // other shapes: what the literal is compared as
-  PythonValue values;               // other shapes: the literal's values
-  bool negated = false;             // branch shapes: the test reads `not ...`
+  std::string shape;                     // "condition", "keyword", "assignment", "arch-string", ...
+  std::string name;                      // the variable or keyword holding the literal
+  std::vector<PythonTerm> terms;         // shape "condition": every comparison
+  std::string operand, op;               // other shapes: what the literal is compared as
+  PythonValue values;                    // other shapes: the literal's values
+  bool negated = false;                  // branch shapes: the test reads `not ...`
   std::optional<ByteSpan> literal_span;  // the literal an edit rewrites; none for shapes the
                                          // package model resolves (predicate-call, bound-condition)
 };
@@ -187,9 +187,9 @@ using Form = std::variant<std::monostate, DirectiveForm, NvTargetForm, RuntimeFo
 struct FeatureUse {
   std::string feature, what, found;  // id, what it is, the word as written
   int line = 0;
-  std::string via;                   // the helper it was found in; "" in the block itself
-  std::vector<std::string> arches;   // where it exists
-  std::string source;                // where the feature table says so
+  std::string via;                  // the helper it was found in; "" in the block itself
+  std::vector<std::string> arches;  // where it exists
+  std::string source;               // where the feature table says so
 };
 enum class WidenSafety { kSafe, kUnsafe, kUnknown };
 std::string_view WidenSafetyName(WidenSafety s);  // "widen-safe", "widen-unsafe", "unknown"
@@ -231,14 +231,14 @@ struct BinaryCoverage {
 };
 
 struct Finding {
-  std::string file;     // path as given on the command line, or relative to the scanned root
-  int line = 0;         // 1-based
-  int column = 0;       // 1-based, in bytes
+  std::string file;  // path as given on the command line, or relative to the scanned root
+  int line = 0;      // 1-based
+  int column = 0;    // 1-based, in bytes
   Kind kind = Kind::kCudaGate;
-  std::string text;     // the condition or literal as written (continuations folded)
-  Verdicts verdict;     // in arch table order
-  std::string scope;    // enclosing function/class chain ("gen_trtllm_comm_module"), if any
-  ByteSpan span;        // exact bytes of the condition or literal
+  std::string text;   // the condition or literal as written (continuations folded)
+  Verdicts verdict;   // in arch table order
+  std::string scope;  // enclosing function/class chain ("gen_trtllm_comm_module"), if any
+  ByteSpan span;      // exact bytes of the condition or literal
   Severity severity = Severity::kWarning;
   std::string summary;  // one line for people: what the gate keeps off
 
@@ -257,11 +257,11 @@ struct Finding {
 
   // How the gate was resolved, which way it goes, what the target's branch holds and the root
   // cause it belongs to. Empty or unset until the analyses that fill them run.
-  std::vector<Place> via;                    // the chain of places the gate was resolved through
+  std::vector<Place> via;  // the chain of places the gate was resolved through
   Direction direction = Direction::kUnknown;
-  std::optional<Classification> exclusion;   // the scan's (directive branches) or scan::BuildGroups'
-  std::optional<size_t> enables;             // a root cause's consequences its widen verdict covers
-  std::optional<RootLink> root;              // a consequence: the root cause it follows from
+  std::optional<Classification> exclusion;  // the scan's (directive branches) or scan::BuildGroups'
+  std::optional<size_t> enables;            // a root cause's consequences its widen verdict covers
+  std::optional<RootLink> root;             // a consequence: the root cause it follows from
 
   Tri VerdictFor(std::string_view arch) const { return VerdictOn(verdict, arch); }
   const DirectiveForm* directive() const { return std::get_if<DirectiveForm>(&form); }

@@ -6,8 +6,8 @@ namespace archpatch::gate {
 namespace {
 
 TEST(Kind, EveryKindNameParsesBack) {
-  for (Kind k : {Kind::kCudaGate, Kind::kCppRuntimeGate, Kind::kPythonGate, Kind::kEmptyKernel,
-                 Kind::kWidenUnsafe, Kind::kWidenUnknown, Kind::kBinaryCoverage}) {
+  for (Kind k : {Kind::kCudaGate, Kind::kCppRuntimeGate, Kind::kPythonGate, Kind::kEmptyKernel, Kind::kWidenUnsafe,
+                 Kind::kWidenUnknown, Kind::kBinaryCoverage}) {
     std::optional<Kind> parsed = ParseKind(KindName(k));
     ASSERT_TRUE(parsed) << KindName(k);
     EXPECT_EQ(*parsed, k);

@@ -22,17 +22,17 @@ struct KnownUnsafeMark {
 };
 
 struct Group {
-  std::string id;                  // "G1", ... in report order
-  size_t root = 0;                 // index into the findings
-  std::vector<size_t> places;      // the consequences (findings), root excluded
+  std::string id;              // "G1", ... in report order
+  size_t root = 0;             // index into the findings
+  std::vector<size_t> places;  // the consequences (findings), root excluded
   ExclusionClass klass = ExclusionClass::kRefusal;
-  std::string reason;              // why the class
+  std::string reason;                      // why the class
   WidenSafety widen = WidenSafety::kSafe;  // over what the root enables
   std::vector<std::string> widen_reasons;
   std::vector<std::string> features;    // ids of the instructions the target lacks
   std::vector<std::string> covered_by;  // ids of shipped rules that edit the root
-  std::string distribution;        // the package (site-packages folder, or the PATH audited)
-  std::string switches_off;        // "kernel rmsnorm_kernel", "function fma", "module gen_x", "file a.cuh"
+  std::string distribution;             // the package (site-packages folder, or the PATH audited)
+  std::string switches_off;             // "kernel rmsnorm_kernel", "function fma", "module gen_x", "file a.cuh"
   std::optional<KnownUnsafeMark> known_unsafe = std::nullopt;  // set: "do not widen", whatever the hazard check says
 };
 

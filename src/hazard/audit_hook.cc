@@ -8,9 +8,7 @@
 namespace archpatch::hazard {
 namespace {
 
-void AddExplanation(Finding& f) {
-  f.explain = ExplainLines(f);
-}
+void AddExplanation(Finding& f) { f.explain = ExplainLines(f); }
 
 void CheckScanned(CheckOptions options, scan::ScannedFile& file, std::vector<Finding>& findings,
                   std::vector<Error>& warnings) {

@@ -18,8 +18,8 @@ bool InChainOrBelow(const std::vector<Branch>& branches, int index, int chain) {
   return false;
 }
 
-Result<std::vector<Branch>> BranchesOf(const std::string& path, std::string_view contents,
-                                       const cuda::MacroEnv& env, const std::vector<arch::Arch>& arches) {
+Result<std::vector<Branch>> BranchesOf(const std::string& path, std::string_view contents, const cuda::MacroEnv& env,
+                                       const std::vector<arch::Arch>& arches) {
   Result<ParsedSource> parse = Parse(path, contents);
   if (!parse) return parse.error();
   return FindBranches(contents, parse->tokens, arches, env);
@@ -33,10 +33,8 @@ std::vector<VerdictChange> Everything(const std::vector<arch::Arch>& arches) {
 
 }  // namespace
 
-Result<std::vector<VerdictChange>> BlastRadius(std::string_view before_condition,
-                                               std::string_view after_condition,
-                                               const cuda::MacroEnv& env,
-                                               const std::vector<arch::Arch>& arches) {
+Result<std::vector<VerdictChange>> BlastRadius(std::string_view before_condition, std::string_view after_condition,
+                                               const cuda::MacroEnv& env, const std::vector<arch::Arch>& arches) {
   Result<cuda::Condition> before = cuda::ParseCondition(before_condition);
   if (!before) return Error{fmt::format("'{}': {}", before_condition, before.error().message), {}};
   Result<cuda::Condition> after = cuda::ParseCondition(after_condition);
@@ -50,10 +48,9 @@ Result<std::vector<VerdictChange>> BlastRadius(std::string_view before_condition
   return out;
 }
 
-std::vector<VerdictChange> FileBlastRadius(const std::string& path, std::string_view before,
-                                           std::string_view after, const cuda::MacroEnv& env,
-                                           const std::vector<arch::Arch>& arches, size_t edit_begin,
-                                           size_t edit_end) {
+std::vector<VerdictChange> FileBlastRadius(const std::string& path, std::string_view before, std::string_view after,
+                                           const cuda::MacroEnv& env, const std::vector<arch::Arch>& arches,
+                                           size_t edit_begin, size_t edit_end) {
   Result<std::vector<Branch>> b = BranchesOf(path, before, env, arches);
   Result<std::vector<Branch>> a = BranchesOf(path, after, env, arches);
   if (!b || !a || b->size() != a->size()) {

@@ -24,8 +24,7 @@ struct VerdictChange {
 
 // The arches of `arches` (table order) where the condition's value differs. Errors name the
 // condition that does not parse.
-Result<std::vector<VerdictChange>> BlastRadius(std::string_view before_condition,
-                                               std::string_view after_condition,
+Result<std::vector<VerdictChange>> BlastRadius(std::string_view before_condition, std::string_view after_condition,
                                                const cuda::MacroEnv& env,
                                                const std::vector<arch::Arch>& arches = arch::AllArches());
 
@@ -33,8 +32,8 @@ Result<std::vector<VerdictChange>> BlastRadius(std::string_view before_condition
 // versions (edits that change conditions keep the branch structure; a changed structure counts
 // every arch). `edit_begin`/`edit_end` narrow it to the chain whose condition holds those bytes
 // of `before` (npos: the whole file).
-std::vector<VerdictChange> FileBlastRadius(const std::string& path, std::string_view before,
-                                           std::string_view after, const cuda::MacroEnv& env,
+std::vector<VerdictChange> FileBlastRadius(const std::string& path, std::string_view before, std::string_view after,
+                                           const cuda::MacroEnv& env,
                                            const std::vector<arch::Arch>& arches = arch::AllArches(),
                                            size_t edit_begin = std::string_view::npos,
                                            size_t edit_end = std::string_view::npos);

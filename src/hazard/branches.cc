@@ -60,14 +60,14 @@ std::vector<bool> DirectiveTokens(std::string_view contents, const std::vector<T
     }
     in_directive = false;
     const bool line_start =
-        i == 0 || contents.substr(tokens[i - 1].end, tokens[i].begin - tokens[i - 1].end).find('\n') !=
-                      std::string_view::npos;
+        i == 0 ||
+        contents.substr(tokens[i - 1].end, tokens[i].begin - tokens[i - 1].end).find('\n') != std::string_view::npos;
     if (tokens[i].Spelling(contents) == "#" && line_start) {
       // The logical line ends at the first newline not escaped by a backslash.
       size_t j = tokens[i].end;
       while (j < contents.size()) {
-        if (contents[j] == '\n' && !(j > 0 && (contents[j - 1] == '\\' ||
-                                               (contents[j - 1] == '\r' && j > 1 && contents[j - 2] == '\\')))) {
+        if (contents[j] == '\n' &&
+            !(j > 0 && (contents[j - 1] == '\\' || (contents[j - 1] == '\r' && j > 1 && contents[j - 2] == '\\')))) {
           break;
         }
         ++j;

@@ -16,15 +16,15 @@
 namespace archpatch::hazard {
 
 struct Branch {
-  std::string directive;         // "if", "ifdef", "ifndef", "elif", "else"
-  std::string condition;         // as written ("" for #else); #ifdef X reads "defined X"
-  size_t directive_begin = 0;    // the '#'
+  std::string directive;                          // "if", "ifdef", "ifndef", "elif", "else"
+  std::string condition;                          // as written ("" for #else); #ifdef X reads "defined X"
+  size_t directive_begin = 0;                     // the '#'
   size_t condition_begin = 0, condition_end = 0;  // bytes of the condition as written
-  size_t body_begin = 0, body_end = 0;  // from after the directive line to the next #elif/#else/#endif
-  int line = 0, column = 0;      // of the '#'
-  int parent = -1;               // index of the enclosing branch, -1 at file level
-  int chain = 0;                 // shared by the branches of one #if ... #endif
-  std::vector<Tri> verdict;      // effective, per arch of the table passed to FindBranches
+  size_t body_begin = 0, body_end = 0;            // from after the directive line to the next #elif/#else/#endif
+  int line = 0, column = 0;                       // of the '#'
+  int parent = -1;                                // index of the enclosing branch, -1 at file level
+  int chain = 0;                                  // shared by the branches of one #if ... #endif
+  std::vector<Tri> verdict;                       // effective, per arch of the table passed to FindBranches
 };
 
 // Finds the branches of `contents` (whose tokens are `tokens`) and evaluates each for every arch

@@ -80,8 +80,8 @@ Finding EmptyKernelFinding(const std::string& path, const KernelBody& k, const s
   const std::string target = o.target.name();
   f.summary = fmt::format(
       "On {} this kernel compiles to an empty body: it would run and return garbage without an error", target);
-  gate::EmptyKernel empty{k.name, target, NamesWhere(o.arches, k.has_code, Tri::kFalse),
-                          NamesWhere(o.arches, k.has_code, Tri::kTrue), {}};
+  gate::EmptyKernel empty{
+      k.name, target, NamesWhere(o.arches, k.has_code, Tri::kFalse), NamesWhere(o.arches, k.has_code, Tri::kTrue), {}};
   for (int g : k.gates) {
     const Branch& b = branches[g];
     gate::KernelGate kernel_gate{b.line, b.directive, b.condition, std::nullopt};
@@ -114,9 +114,9 @@ std::string WidenSentence(const Classification& c, const arch::Arch& target) {
   switch (c.safety) {
     case Safety::kUnsafe: {
       const FeatureUse& u = c.missing.front();
-      std::string s = fmt::format(
-          "Widening this gate to {} is unsafe: the block uses {} ('{}', {}), which exists only on {}", t,
-          u.feature->id, u.found, u.feature->what, ShortList(u.feature->ArchNames()));
+      std::string s =
+          fmt::format("Widening this gate to {} is unsafe: the block uses {} ('{}', {}), which exists only on {}", t,
+                      u.feature->id, u.found, u.feature->what, ShortList(u.feature->ArchNames()));
       if (c.missing.size() > 1) s += fmt::format(" (and {} more such features)", c.missing.size() - 1);
       if (c.target_variant_hint) {
         s += fmt::format("; it would work if the code is compiled for {} instead of {}",
@@ -126,14 +126,16 @@ std::string WidenSentence(const Classification& c, const arch::Arch& target) {
     }
     case Safety::kUnknown:
       if (!c.specific_macro.empty()) {
-        return fmt::format("Widening this gate to {} is not known to be safe: the condition tests '{}', which nvcc "
-                           "defines only for an arch-specific target; the code behind it is written for that "
-                           "chip's own instructions, often in headers this block only calls into.",
-                           t, c.specific_macro);
+        return fmt::format(
+            "Widening this gate to {} is not known to be safe: the condition tests '{}', which nvcc "
+            "defines only for an arch-specific target; the code behind it is written for that "
+            "chip's own instructions, often in headers this block only calls into.",
+            t, c.specific_macro);
       }
-      return fmt::format("Widening this gate to {} may or may not be safe: the block calls code archpatch cannot "
-                         "see ({}); check it by hand or prove it with 'archpatch apply --verify'.",
-                         t, ShortList(c.unseen_calls, 4));
+      return fmt::format(
+          "Widening this gate to {} may or may not be safe: the block calls code archpatch cannot "
+          "see ({}); check it by hand or prove it with 'archpatch apply --verify'.",
+          t, ShortList(c.unseen_calls, 4));
     case Safety::kSafe:
       if (c.uses.empty()) {
         return fmt::format("Widening this gate to {} looks safe: the block uses no arch-specific instruction.", t);
@@ -214,7 +216,8 @@ std::vector<std::string> ExplainLines(const Finding& f) {
   if (f.empty_kernel) {  // the summary itself is printed as the finding's meaning
     out.push_back(fmt::format("It has a real body on {}.", ShortList(f.empty_kernel->real_body_on)));
     for (const gate::KernelGate& g : f.empty_kernel->gates) {
-      std::string line = fmt::format("The body is switched off by '#{} {}' at line {}", g.directive, g.condition, g.line);
+      std::string line =
+          fmt::format("The body is switched off by '#{} {}' at line {}", g.directive, g.condition, g.line);
       if (g.widen) line += fmt::format(" (widening it: {})", gate::WidenSafetyName(g.widen->safety));
       out.push_back(line + ".");
     }

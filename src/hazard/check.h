@@ -28,13 +28,13 @@ struct CheckOptions {
 // A gate (one #if/#elif/#else branch) that is false on the target and true or unknown on another
 // arch, with what widening it would mean.
 struct GateHazard {
-  int line = 0, column = 0;     // of the '#'
-  std::string directive;        // "if", "elif", ...
-  std::string condition;        // as written
+  int line = 0, column = 0;  // of the '#'
+  std::string directive;     // "if", "elif", ...
+  std::string condition;     // as written
   ByteSpan condition_span;
-  ByteSpan block;               // the guarded bytes
+  ByteSpan block;  // the guarded bytes
   int first_line = 0, last_line = 0;
-  std::vector<Tri> verdict;     // effective, per arch of CheckOptions::arches
+  std::vector<Tri> verdict;  // effective, per arch of CheckOptions::arches
   Classification widen;
 };
 

@@ -78,7 +78,8 @@ INSTANTIATE_TEST_SUITE_P(Tree, FixtureTest,
                                            "pkg/csrc/multinode.cu"),
                          [](const auto& info) {
                            std::string n = fs::path(info.param).filename().string();
-                           for (char& c : n) if (!isalnum(static_cast<unsigned char>(c))) c = '_';
+                           for (char& c : n)
+                             if (!isalnum(static_cast<unsigned char>(c))) c = '_';
                            return n;
                          });
 
@@ -169,7 +170,8 @@ __device__ void run(int* x) {
             "Widening this gate to sm_120 is not known to be safe: the condition tests '__CUDA_ARCH_FEAT_SM90_ALL', "
             "which nvcc defines only for an arch-specific target; the code behind it is written for that chip's own "
             "instructions, often in headers this block only calls into.");
-  h = CheckText("__device__ void f(int* x) {\n#if __CUDA_ARCH__ >= 900 && __CUDA_ARCH__ < 1200\n  x[0] = 1;\n#endif\n}\n");
+  h = CheckText(
+      "__device__ void f(int* x) {\n#if __CUDA_ARCH__ >= 900 && __CUDA_ARCH__ < 1200\n  x[0] = 1;\n#endif\n}\n");
   ASSERT_EQ(h.gates.size(), 1u);
   EXPECT_EQ(h.gates[0].widen.safety, Safety::kSafe);
 }
@@ -197,7 +199,8 @@ __device__ void f(unsigned* d, unsigned a) {
   asm volatile("mma.sync.aligned.m16n8k32.row.col.kind::mxf8f6f4.block_scale.f32.e4m3.e4m3.f32.ue8m0 {%0}, {%1};" : "=r"(d[0]) : "r"(a));
 #endif
 }
-)", "sm_120a");
+)",
+                "sm_120a");
   ASSERT_EQ(h.gates.size(), 1u);
   EXPECT_EQ(h.gates[0].widen.safety, Safety::kSafe);
 }

@@ -11,8 +11,8 @@ namespace {
 
 // Keywords after which `name(` declares a variable (`int x(3)`, `Foo x(y)`) rather than calling.
 const std::set<std::string_view, std::less<>> kTypeKeywords = {
-    "int", "unsigned", "signed", "long", "short", "char", "float", "double", "bool", "auto",
-    "void", "const", "volatile", "constexpr", "static", "register", "wchar_t"};
+    "int",  "unsigned", "signed", "long",     "short",     "char",   "float",    "double", "bool",
+    "auto", "void",     "const",  "volatile", "constexpr", "static", "register", "wchar_t"};
 
 bool IsStringLiteral(const ParsedSource& source, const Token& t) {
   if (t.kind != Token::Kind::kLiteral) return false;
@@ -176,8 +176,8 @@ std::vector<std::string> PtxWords(std::string_view literal) {
   return words;
 }
 
-Classification ClassifyBlock(const ParsedSource& source, std::string_view contents, size_t begin,
-                             size_t end, const arch::Arch& target, const FeatureTable& table) {
+Classification ClassifyBlock(const ParsedSource& source, std::string_view contents, size_t begin, size_t end,
+                             const arch::Arch& target, const FeatureTable& table) {
   (void)contents;  // the bytes `source` views
   BlockScanner scanner(source, table);
   scanner.Run(begin, end);

@@ -24,23 +24,23 @@ struct FeatureUse {
   const Feature* feature = nullptr;
   std::string found;  // the PTX word or identifier as written ("wgmma.mma_async.sync.aligned...")
   int line = 0, column = 0;
-  std::string via;    // "" when in the block itself, else the helper it was found in ("mma_sm90")
+  std::string via;  // "" when in the block itself, else the helper it was found in ("mma_sm90")
 };
 
 struct Classification {
   Safety safety = Safety::kSafe;
-  std::vector<FeatureUse> uses;             // everything arch-specific found
-  std::vector<FeatureUse> missing;          // the uses the target lacks (widen-unsafe)
-  std::vector<std::string> unseen_calls;    // calls into code not in this file (unknown)
-  bool target_variant_hint = false;         // the target's `a` variant would have what is missing
-  std::string specific_macro;               // unknown because the chain tests this macro
-                                            // (arch::ArchSpecificMacroIn), not for unseen calls
+  std::vector<FeatureUse> uses;           // everything arch-specific found
+  std::vector<FeatureUse> missing;        // the uses the target lacks (widen-unsafe)
+  std::vector<std::string> unseen_calls;  // calls into code not in this file (unknown)
+  bool target_variant_hint = false;       // the target's `a` variant would have what is missing
+  std::string specific_macro;             // unknown because the chain tests this macro
+                                          // (arch::ArchSpecificMacroIn), not for unseen calls
 };
 
 // Classifies the bytes [begin, end) of the file `source` was parsed from, for `target`.
 // Unsafe wins over unknown: one missing instruction is enough to say no.
-Classification ClassifyBlock(const ParsedSource& source, std::string_view contents, size_t begin,
-                             size_t end, const arch::Arch& target, const FeatureTable& table);
+Classification ClassifyBlock(const ParsedSource& source, std::string_view contents, size_t begin, size_t end,
+                             const arch::Arch& target, const FeatureTable& table);
 
 // The instruction words of one string literal token as written ("\"wgmma.fence.sync.aligned;\\n\"").
 std::vector<std::string> PtxWords(std::string_view literal);

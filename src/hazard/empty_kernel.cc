@@ -108,9 +108,8 @@ Tri VerdictFor(ArchParses& parses, size_t arch_index, const FunctionDef& kernel)
 
 }  // namespace
 
-std::vector<KernelBody> AnalyzeKernels(const std::string& path, std::string_view contents,
-                                       const ParsedSource& host, const std::vector<Branch>& branches,
-                                       const std::vector<arch::Arch>& arches) {
+std::vector<KernelBody> AnalyzeKernels(const std::string& path, std::string_view contents, const ParsedSource& host,
+                                       const std::vector<Branch>& branches, const std::vector<arch::Arch>& arches) {
   std::vector<KernelBody> out;
   ArchParses parses(path, contents, arches);
   for (const FunctionDef& kernel : host.functions) {
@@ -147,9 +146,10 @@ struct Word {
 // Tokens that start a declaration (or another statement that compiles to no code of its own).
 bool StartsDeclaration(std::string_view s) {
   static const std::set<std::string_view> kWords = {
-      "int", "unsigned", "signed", "long", "short", "char", "float", "double", "bool", "auto", "void",
-      "const", "constexpr", "static", "volatile", "register", "__shared__", "__align__", "extern",
-      "using", "typedef", "static_assert", "namespace", "typename", "struct", "class", "enum", "return"};
+      "int",           "unsigned",  "signed",     "long",      "short",  "char",      "float",
+      "double",        "bool",      "auto",       "void",      "const",  "constexpr", "static",
+      "volatile",      "register",  "__shared__", "__align__", "extern", "using",     "typedef",
+      "static_assert", "namespace", "typename",   "struct",    "class",  "enum",      "return"};
   return kWords.count(s) > 0;
 }
 

@@ -25,15 +25,14 @@ struct KernelBody {
   std::string name;
   int line = 0, column = 0;
   size_t body_begin = 0, body_end = 0;
-  std::vector<Tri> has_code;   // per arch: true real code, false empty, unknown can't tell
-  std::vector<int> gates;      // indices of the branches inside the body
+  std::vector<Tri> has_code;  // per arch: true real code, false empty, unknown can't tell
+  std::vector<int> gates;     // indices of the branches inside the body
 };
 
 // Every kernel of the file (as the host parse `host` sees them) with its per-arch verdict.
 // `branches` come from FindBranches over the same arches.
-std::vector<KernelBody> AnalyzeKernels(const std::string& path, std::string_view contents,
-                                       const ParsedSource& host, const std::vector<Branch>& branches,
-                                       const std::vector<arch::Arch>& arches);
+std::vector<KernelBody> AnalyzeKernels(const std::string& path, std::string_view contents, const ParsedSource& host,
+                                       const std::vector<Branch>& branches, const std::vector<arch::Arch>& arches);
 
 // The same verdicts from tokens alone (no parse, for every file of an audit): a kernel has code on
 // an arch when a surviving statement of its body is neither a declaration nor a return (read from

@@ -14,9 +14,7 @@
 namespace archpatch::hazard {
 namespace {
 
-
-Result<std::vector<std::string>> StringList(const YamlReader& r, const YAML::Node& node,
-                                            const std::string& key) {
+Result<std::vector<std::string>> StringList(const YamlReader& r, const YAML::Node& node, const std::string& key) {
   if (!node.IsSequence()) return r.ErrorAt(node, fmt::format("'{}' must be a list of strings", key));
   std::vector<std::string> out;
   for (const YAML::Node& item : node) {
@@ -45,7 +43,7 @@ size_t Specificity(std::string_view glob) {
 // likely to lack: "mma.sync...kind::mxf8f6f4.block_scale..." is block-scaled MMA before it is FP8
 // MMA); on a tie the more specific glob ("cp.async.bulk.tensor.*" over "cp.async.bulk.*").
 const Feature* BestMatch(const std::vector<Feature>& features, std::string_view text,
-                         std::vector<std::string> Feature::*globs) {
+                         std::vector<std::string> Feature::* globs) {
   const Feature* best = nullptr;
   size_t best_arches = 0, best_score = 0;
   for (const Feature& f : features) {
@@ -90,7 +88,8 @@ Result<Feature> ParseFeature(const YamlReader& r, const YAML::Node& node) {
   for (const std::string& spec : f.arches) {
     if (!ValidSpec(spec)) {
       return r.ErrorAt(node["arches"], fmt::format("feature '{}': '{}' names no arch of the table "
-                                                  "(write sm_90a, sm_100f or sm_90+)", f.id, spec));
+                                                   "(write sm_90a, sm_100f or sm_90+)",
+                                                   f.id, spec));
     }
   }
   return f;
@@ -150,8 +149,7 @@ bool ArchSpecMatches(std::string_view spec, const arch::Arch& a) {
   switch (suffix) {
     case '+': return a.number() >= number;
     case 'a': return a.number() == number && a.variant == arch::Variant::kArchSpecific;
-    case 'f':
-      return a.major == number / 10 && a.number() >= number && a.variant != arch::Variant::kPlain;
+    case 'f': return a.major == number / 10 && a.number() >= number && a.variant != arch::Variant::kPlain;
     default: return false;  // a plain "sm_90" would read as "exactly sm_90"; ask for sm_90+
   }
 }
@@ -171,9 +169,7 @@ std::vector<std::string> Feature::ArchNames() const {
   return out;
 }
 
-const Feature* FeatureTable::MatchPtx(std::string_view word) const {
-  return BestMatch(features, word, &Feature::ptx);
-}
+const Feature* FeatureTable::MatchPtx(std::string_view word) const { return BestMatch(features, word, &Feature::ptx); }
 
 const Feature* FeatureTable::MatchName(std::string_view identifier) const {
   return BestMatch(features, identifier, &Feature::names);

@@ -21,8 +21,8 @@ TEST(FeaturesTable, EveryEntryCitesAnNvidiaDocumentSection) {
   for (const Feature& f : Shipped().features) {
     SCOPED_TRACE(f.id);
     EXPECT_FALSE(f.what.empty());
-    const bool names_document = f.source.find("PTX ISA") != std::string::npos ||
-                                f.source.find("Programming Guide") != std::string::npos;
+    const bool names_document =
+        f.source.find("PTX ISA") != std::string::npos || f.source.find("Programming Guide") != std::string::npos;
     EXPECT_TRUE(names_document) << f.source;
     EXPECT_NE(f.source.find("section"), std::string::npos) << "no section named: " << f.source;
     EXPECT_NE(f.source.find("https://"), std::string::npos) << "no link: " << f.source;
@@ -49,9 +49,12 @@ TEST(FeaturesTable, ArchListsMatchTheIsa) {
   EXPECT_TRUE(available("cp.async.cg.shared.global", "sm_80"));
   EXPECT_FALSE(available("cp.async.cg.shared.global", "sm_75"));
   EXPECT_TRUE(available("ldmatrix.sync.aligned.m8n8.x4.shared.b16", "sm_75"));
-  EXPECT_TRUE(available("mma.sync.aligned.m16n8k32.row.col.kind::mxf8f6f4.block_scale.f32.e4m3.e4m3.f32.ue8m0", "sm_120a"));
-  EXPECT_FALSE(available("mma.sync.aligned.m16n8k32.row.col.kind::mxf8f6f4.block_scale.f32.e4m3.e4m3.f32.ue8m0", "sm_120"));
-  EXPECT_FALSE(available("mma.sync.aligned.m16n8k32.row.col.kind::mxf8f6f4.block_scale.f32.e4m3.e4m3.f32.ue8m0", "sm_100a"));
+  EXPECT_TRUE(
+      available("mma.sync.aligned.m16n8k32.row.col.kind::mxf8f6f4.block_scale.f32.e4m3.e4m3.f32.ue8m0", "sm_120a"));
+  EXPECT_FALSE(
+      available("mma.sync.aligned.m16n8k32.row.col.kind::mxf8f6f4.block_scale.f32.e4m3.e4m3.f32.ue8m0", "sm_120"));
+  EXPECT_FALSE(
+      available("mma.sync.aligned.m16n8k32.row.col.kind::mxf8f6f4.block_scale.f32.e4m3.e4m3.f32.ue8m0", "sm_100a"));
   EXPECT_TRUE(available("setmaxnreg.inc.sync.aligned.u32", "sm_120a"));
   EXPECT_FALSE(available("setmaxnreg.inc.sync.aligned.u32", "sm_90"));
 }
@@ -84,15 +87,14 @@ TEST(ArchSpec, FamilyTakesTheArchSpecificMembersOfTheSameMajor) {
 }
 
 TEST(FeaturesParse, MissingSourceIsAnErrorWithItsPlace) {
-  Result<FeatureTable> t = ParseFeatures(
-      "features:\n  - id: x\n    what: y\n    ptx: [\"x.*\"]\n    arches: [sm_90+]\n", "f.yaml");
+  Result<FeatureTable> t =
+      ParseFeatures("features:\n  - id: x\n    what: y\n    ptx: [\"x.*\"]\n    arches: [sm_90+]\n", "f.yaml");
   ASSERT_FALSE(t.ok());
   EXPECT_EQ(t.error().str(), "f.yaml:2:5: feature 'x' has no 'source'");
 }
 
 TEST(FeaturesParse, UnknownKeysAndBadArchSpecsAreRefused) {
-  Result<FeatureTable> t = ParseFeatures(
-      "features:\n  - id: x\n    sorce: s\n", "f.yaml");
+  Result<FeatureTable> t = ParseFeatures("features:\n  - id: x\n    sorce: s\n", "f.yaml");
   ASSERT_FALSE(t.ok());
   EXPECT_EQ(t.error().str(), "f.yaml:3:5: unknown key 'sorce' in a feature");
   t = ParseFeatures("features:\n  - id: x\n    ptx: [a]\n    arches: [sm_130a]\n    source: s\n", "f.yaml");

@@ -49,9 +49,7 @@ std::string Quote(const std::string& s) {
 }
 
 // `contents` with #include and #error lines blanked (bytes and lines kept): the standalone file.
-std::string Standalone(std::string_view contents) {
-  return BlankDirectiveLines(contents, {"include", "error"});
-}
+std::string Standalone(std::string_view contents) { return BlankDirectiveLines(contents, {"include", "error"}); }
 
 // Reads `cpp -E` output, keeping the lines the linemarkers attribute to `file`.
 Code FromPreprocessed(const std::string& output, const std::string& file) {
@@ -184,9 +182,8 @@ std::vector<Block> GuardedBlocks(const std::string& path, std::string_view befor
 }
 
 bool Reaches(const Code& code, const Block& block) {
-  return std::any_of(code.begin(), code.end(), [&](const auto& l) {
-    return l.first >= block.first_line && l.first <= block.last_line;
-  });
+  return std::any_of(code.begin(), code.end(),
+                     [&](const auto& l) { return l.first >= block.first_line && l.first <= block.last_line; });
 }
 
 int OldestTarget(const std::vector<arch::Arch>& targets) {
@@ -271,9 +268,9 @@ Result<FileProof> ProveEdit(const std::string& path, std::string_view before, st
   for (const arch::Arch& t : targets) {
     if (std::find(o.arches.begin(), o.arches.end(), t) == o.arches.end()) continue;
     if (std::find(proof.reached.begin(), proof.reached.end(), t.name()) == proof.reached.end()) {
-      proof.problems.push_back(blocks.empty()
-                                   ? fmt::format("{}: the edit touches no #if condition whose block could be checked", t.name())
-                                   : fmt::format("{}: the guarded block is still not compiled after the edit", t.name()));
+      proof.problems.push_back(
+          blocks.empty() ? fmt::format("{}: the edit touches no #if condition whose block could be checked", t.name())
+                         : fmt::format("{}: the guarded block is still not compiled after the edit", t.name()));
     }
   }
   proof.ok = proof.problems.empty();

@@ -18,7 +18,6 @@
 #include <string_view>
 #include <vector>
 
-
 #include "arch/arch.h"
 #include "cuda/macro_env.h"
 #include "gate/finding.h"
@@ -34,19 +33,19 @@ Result<ProofEngine> ParseProofEngine(std::string_view text);
 struct ProofOptions {
   ProofEngine engine = ProofEngine::kAuto;
   std::vector<arch::Arch> arches = arch::AllArches();  // the passes to compare
-  cuda::MacroEnv env;   // -D/-U for both the passes and the prediction
-  std::string nvcc;     // "" : $ARCHPATCH_NVCC, then nvcc on PATH, then /usr/local/cuda/bin/nvcc
+  cuda::MacroEnv env;                                  // -D/-U for both the passes and the prediction
+  std::string nvcc;  // "" : $ARCHPATCH_NVCC, then nvcc on PATH, then /usr/local/cuda/bin/nvcc
 };
 
 struct FileProof {
   std::string path;
-  std::string engine;                    // "nvcc" or "libclang"
+  std::string engine;  // "nvcc" or "libclang"
   bool ok = false;
-  std::vector<std::string> changed;      // arches whose preprocessed code differs, table order
-  std::vector<std::string> predicted;    // archpatch's blast radius for the same edit
-  std::vector<std::string> reached;      // targets that now compile the guarded block(s)
-  std::vector<std::string> problems;     // plain-words reasons the proof failed
-  std::vector<std::string> notes;        // passes that could not run, and the like
+  std::vector<std::string> changed;    // arches whose preprocessed code differs, table order
+  std::vector<std::string> predicted;  // archpatch's blast radius for the same edit
+  std::vector<std::string> reached;    // targets that now compile the guarded block(s)
+  std::vector<std::string> problems;   // plain-words reasons the proof failed
+  std::vector<std::string> notes;      // passes that could not run, and the like
 };
 
 // Proves one file's edit. `edited` are the byte spans of `before` the edit replaced (to find the

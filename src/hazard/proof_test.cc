@@ -91,16 +91,15 @@ TEST(BlastRadius, DroppingTheBoundTurnsOnEveryLaterArch) {
 }
 
 TEST(BlastRadius, OrInTheExactTargetChangesOnlyIt) {
-  Result<std::vector<VerdictChange>> r = BlastRadius(
-      "__CUDA_ARCH__ >= 900 && __CUDA_ARCH__ < 1200",
-      "__CUDA_ARCH__ >= 900 && __CUDA_ARCH__ < 1200 || __CUDA_ARCH__ == 1200", {});
+  Result<std::vector<VerdictChange>> r =
+      BlastRadius("__CUDA_ARCH__ >= 900 && __CUDA_ARCH__ < 1200",
+                  "__CUDA_ARCH__ >= 900 && __CUDA_ARCH__ < 1200 || __CUDA_ARCH__ == 1200", {});
   ASSERT_TRUE(r.ok());
   EXPECT_EQ(ArchNames(*r), (std::vector<std::string>{"sm_120", "sm_120a", "sm_120f"}));
 }
 
 TEST(BlastRadius, AnUnknownMacroStaysUnknown) {
-  Result<std::vector<VerdictChange>> r =
-      BlastRadius("ENABLE_FP8 && __CUDA_ARCH__ < 1200", "ENABLE_FP8", {});
+  Result<std::vector<VerdictChange>> r = BlastRadius("ENABLE_FP8 && __CUDA_ARCH__ < 1200", "ENABLE_FP8", {});
   ASSERT_TRUE(r.ok());
   ASSERT_FALSE(r->empty());
   EXPECT_EQ(r->front().arch, "sm_120");
@@ -110,8 +109,8 @@ TEST(BlastRadius, AnUnknownMacroStaysUnknown) {
 
 TEST(BlastRadius, FileLevelFollowsTheElseBranchToo) {
   auto [after, span] = Rewrite("defined(__CUDA_ARCH__) && (__CUDA_ARCH__ >= 900)");
-  std::vector<VerdictChange> r = FileBlastRadius("k.cu", kBefore, after, {}, {A("sm_90"), A("sm_120"), A("sm_121a")},
-                                                 span.begin, span.end);
+  std::vector<VerdictChange> r =
+      FileBlastRadius("k.cu", kBefore, after, {}, {A("sm_90"), A("sm_120"), A("sm_121a")}, span.begin, span.end);
   EXPECT_EQ(ArchNames(r), (std::vector<std::string>{"sm_120", "sm_121a"}));
 }
 

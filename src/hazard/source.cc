@@ -84,15 +84,15 @@ void IndexSource(ParsedSource& out) {
 }
 
 bool IsFunctionKind(CXCursorKind kind) {
-  return kind == CXCursor_FunctionDecl || kind == CXCursor_FunctionTemplate ||
-         kind == CXCursor_CXXMethod || kind == CXCursor_Constructor;
+  return kind == CXCursor_FunctionDecl || kind == CXCursor_FunctionTemplate || kind == CXCursor_CXXMethod ||
+         kind == CXCursor_Constructor;
 }
 
 bool IsTypeKind(CXCursorKind kind) {
   return kind == CXCursor_StructDecl || kind == CXCursor_ClassDecl || kind == CXCursor_UnionDecl ||
-         kind == CXCursor_EnumDecl || kind == CXCursor_ClassTemplate ||
-         kind == CXCursor_TypedefDecl || kind == CXCursor_TypeAliasDecl ||
-         kind == CXCursor_TemplateTypeParameter || kind == CXCursor_TypeAliasTemplateDecl;
+         kind == CXCursor_EnumDecl || kind == CXCursor_ClassTemplate || kind == CXCursor_TypedefDecl ||
+         kind == CXCursor_TypeAliasDecl || kind == CXCursor_TemplateTypeParameter ||
+         kind == CXCursor_TypeAliasTemplateDecl;
 }
 
 struct Collector {
@@ -180,8 +180,7 @@ std::vector<std::pair<size_t, size_t>> SkippedRanges(CXTranslationUnit tu, CXFil
   CXSourceRangeList* list = clang_getSkippedRanges(tu, file);
   if (!list) return out;
   for (unsigned i = 0; i < list->count; ++i) {
-    out.emplace_back(OffsetOf(clang_getRangeStart(list->ranges[i])),
-                     OffsetOf(clang_getRangeEnd(list->ranges[i])));
+    out.emplace_back(OffsetOf(clang_getRangeStart(list->ranges[i])), OffsetOf(clang_getRangeEnd(list->ranges[i])));
   }
   clang_disposeSourceRangeList(list);
   return out;
@@ -189,8 +188,7 @@ std::vector<std::pair<size_t, size_t>> SkippedRanges(CXTranslationUnit tu, CXFil
 
 }  // namespace
 
-std::string BlankDirectiveLines(std::string_view contents,
-                                std::initializer_list<std::string_view> directives) {
+std::string BlankDirectiveLines(std::string_view contents, std::initializer_list<std::string_view> directives) {
   std::string out(contents);
   size_t pos = 0;
   while (pos < out.size()) {
@@ -211,9 +209,7 @@ std::string BlankDirectiveLines(std::string_view contents,
   return out;
 }
 
-std::string BlankIncludes(std::string_view contents) {
-  return BlankDirectiveLines(contents, {"include"});
-}
+std::string BlankIncludes(std::string_view contents) { return BlankDirectiveLines(contents, {"include"}); }
 
 bool ParsedSource::Skipped(const Token& t) const {
   // The ranges are disjoint and sorted: only the last one starting at or before the token can hold it.
@@ -232,8 +228,8 @@ std::vector<std::string> DeviceDefines(const arch::Arch& arch) {
 Result<ParsedSource> Parse(const std::string& path, std::string_view contents,
                            const std::vector<std::string>& defines) {
   const std::string blanked = BlankIncludes(contents);
-  std::vector<std::string> args = {"-x", "cuda", "--cuda-host-only", "-nocudainc", "-nocudalib",
-                                   "-std=c++17", "-Wno-everything"};
+  std::vector<std::string> args = {"-x",         "cuda",       "--cuda-host-only", "-nocudainc",
+                                   "-nocudalib", "-std=c++17", "-Wno-everything"};
   for (const char* d : kCudaKeywordDefines) args.push_back(d);
   for (const std::string& d : defines) args.push_back(d.rfind('-', 0) == 0 ? d : "-D" + d);
   std::vector<const char*> argv;
@@ -245,11 +241,10 @@ Result<ParsedSource> Parse(const std::string& path, std::string_view contents,
   std::unique_ptr<void, void (*)(void*)> index(clang_createIndex(0, 0), clang_disposeIndex);
   CXTranslationUnit tu = nullptr;
   const unsigned options = CXTranslationUnit_DetailedPreprocessingRecord | CXTranslationUnit_KeepGoing;
-  CXErrorCode rc = clang_parseTranslationUnit2(index.get(), name.c_str(), argv.data(),
-                                               static_cast<int>(argv.size()), &unsaved, 1, options, &tu);
+  CXErrorCode rc = clang_parseTranslationUnit2(index.get(), name.c_str(), argv.data(), static_cast<int>(argv.size()),
+                                               &unsaved, 1, options, &tu);
   if (rc != CXError_Success || !tu) {
-    return Error{fmt::format("libclang could not parse the file (error {})", static_cast<int>(rc)),
-                 {path, 0, 0}};
+    return Error{fmt::format("libclang could not parse the file (error {})", static_cast<int>(rc)), {path, 0, 0}};
   }
   std::unique_ptr<CXTranslationUnitImpl, void (*)(CXTranslationUnit)> guard(tu, clang_disposeTranslationUnit);
   CXFile file = clang_getFile(tu, name.c_str());

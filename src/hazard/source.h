@@ -38,15 +38,15 @@ struct FunctionDef {
 // What one parse found. Everything a check asks per token or per offset is indexed once per file
 // here, so the work per gate is proportional to the gate's block, not to the file.
 struct ParsedSource {
-  std::string_view contents;                        // the bytes parsed (the caller's: they must outlive this)
-  std::vector<Token> tokens;                        // every token of the file, in order
-  std::vector<bool> on_directive;                   // per token: on a preprocessor directive line
-  cuda::LineIndex lines;                            // offset -> line, column
-  std::vector<FunctionDef> functions;               // with bodies, in file order
+  std::string_view contents;           // the bytes parsed (the caller's: they must outlive this)
+  std::vector<Token> tokens;           // every token of the file, in order
+  std::vector<bool> on_directive;      // per token: on a preprocessor directive line
+  cuda::LineIndex lines;               // offset -> line, column
+  std::vector<FunctionDef> functions;  // with bodies, in file order
   std::map<std::string, std::vector<size_t>, std::less<>> functions_by_name;  // indices into `functions`
-  std::map<std::string, std::pair<size_t, size_t>, std::less<>> macros;  // function-like #defines: body bytes
-  std::set<std::string, std::less<>> types;         // struct/class/typedef/using/template params
-  std::vector<std::pair<size_t, size_t>> skipped;   // ranges the preprocessor skipped, in order
+  std::map<std::string, std::pair<size_t, size_t>, std::less<>> macros;       // function-like #defines: body bytes
+  std::set<std::string, std::less<>> types;        // struct/class/typedef/using/template params
+  std::vector<std::pair<size_t, size_t>> skipped;  // ranges the preprocessor skipped, in order
 
   std::string_view Spelling(const Token& t) const { return t.Spelling(contents); }
   // Whether token `t` lies inside one of the skipped ranges (binary search).
@@ -54,14 +54,16 @@ struct ParsedSource {
 };
 
 // Parses `contents` (the bytes of `path`) as CUDA, host side, with `defines` as -D flags
-// ("__CUDA_ARCH__=1200"; an entry starting with '-' passes as is: "-UNAME"). `#include` lines are blanked first so nothing outside the file is read
-// (the same number of bytes and lines remain). Errors only when libclang cannot parse at all.
+// ("__CUDA_ARCH__=1200"; an entry starting with '-' passes as is: "-UNAME"). `#include` lines are blanked first so
+// nothing outside the file is read (the same number of bytes and lines remain). Errors only when libclang cannot parse
+// at all.
 Result<ParsedSource> Parse(const std::string& path, std::string_view contents,
                            const std::vector<std::string>& defines = {});
 
 // The same from libclang's lexer alone (cuda::ThreadLexer, no parse: fast enough for every file
-// of an audit); FromTokens when the file's tokens are at hand already (the audit's scan lexed it). Functions and kernels come from brace matching (cuda/functions.h), macros and
-// type names from token patterns; `trivial_statements` and `skipped` stay empty.
+// of an audit); FromTokens when the file's tokens are at hand already (the audit's scan lexed it). Functions and
+// kernels come from brace matching (cuda/functions.h), macros and type names from token patterns; `trivial_statements`
+// and `skipped` stay empty.
 Result<ParsedSource> LexSource(const std::string& path, std::string_view contents);
 ParsedSource FromTokens(std::string_view contents, std::vector<Token> tokens);
 
@@ -70,8 +72,7 @@ std::vector<std::string> DeviceDefines(const arch::Arch& arch);
 
 // `contents` with the lines of the named directives ("include", "error") blanked: bytes, line
 // numbers and offsets stay as they were.
-std::string BlankDirectiveLines(std::string_view contents,
-                                std::initializer_list<std::string_view> directives);
+std::string BlankDirectiveLines(std::string_view contents, std::initializer_list<std::string_view> directives);
 
 // `contents` with every `#include` directive replaced by spaces (newlines kept), so a standalone
 // parse or preprocess of the file sees only the file.

@@ -35,8 +35,8 @@ struct Step {
 };
 
 // The edit script for a[a0, a1) -> b[b0, b1), deletions before insertions within a change.
-void DiffMiddle(const std::vector<std::string_view>& a, const std::vector<std::string_view>& b,
-                size_t a0, size_t a1, size_t b0, size_t b1, std::vector<Step>& steps) {
+void DiffMiddle(const std::vector<std::string_view>& a, const std::vector<std::string_view>& b, size_t a0, size_t a1,
+                size_t b0, size_t b1, std::vector<Step>& steps) {
   const size_t n = a1 - a0, m = b1 - b0;
   if (n * m > kMaxTableCells) {
     for (size_t i = 0; i < n; ++i) steps.push_back({Op::kDelete, a0 + i, b0});

@@ -14,25 +14,37 @@ using Json = nlohmann::ordered_json;
 constexpr int kPlanFormatVersion = 1;
 
 Json ToJson(const TextEdit& e) {
-  return Json{{"begin", e.begin},   {"end", e.end},   {"line", e.line},
-              {"column", e.column}, {"edit_index", e.edit_index}, {"kind", e.kind},
-              {"before", e.before}, {"after", e.after}, {"description", e.description}};
+  return Json{{"begin", e.begin},
+              {"end", e.end},
+              {"line", e.line},
+              {"column", e.column},
+              {"edit_index", e.edit_index},
+              {"kind", e.kind},
+              {"before", e.before},
+              {"after", e.after},
+              {"description", e.description}};
 }
 
 Json ToJson(const FilePlan& f) {
   Json edits = Json::array();
   for (const TextEdit& e : f.edits) edits.push_back(ToJson(e));
-  return Json{{"path", f.path}, {"sha256_before", f.sha256_before}, {"sha256_after", f.sha256_after},
-              {"edits", edits}};
+  return Json{{"path", f.path}, {"sha256_before", f.sha256_before}, {"sha256_after", f.sha256_after}, {"edits", edits}};
 }
 
 Json ToJson(const RulePlan& r) {
   Json files = Json::array();
   for (const FilePlan& f : r.files) files.push_back(ToJson(f));
-  return Json{{"rule", r.rule_id},       {"rule_sha256", r.rule_sha256}, {"rule_path", r.rule_path},
-              {"distribution", r.distribution}, {"version", r.version}, {"root", r.root},
-              {"targets", r.targets},    {"caches", r.caches},           {"satisfied", r.satisfied},
-              {"notes", r.notes},        {"files", files}};
+  return Json{{"rule", r.rule_id},
+              {"rule_sha256", r.rule_sha256},
+              {"rule_path", r.rule_path},
+              {"distribution", r.distribution},
+              {"version", r.version},
+              {"root", r.root},
+              {"targets", r.targets},
+              {"caches", r.caches},
+              {"satisfied", r.satisfied},
+              {"notes", r.notes},
+              {"files", files}};
 }
 
 // Reads JSON fields with messages that name the path of the bad one ("rules[0].files[2].path").
@@ -86,11 +98,11 @@ class FieldReader {
 };
 
 // Expands to "read a field or return its error".
-#define PLAN_READ(target, expr)            \
-  do {                                     \
-    auto value_ = (expr);                  \
-    if (!value_) return value_.error();    \
-    (target) = std::move(*value_);         \
+#define PLAN_READ(target, expr)         \
+  do {                                  \
+    auto value_ = (expr);               \
+    if (!value_) return value_.error(); \
+    (target) = std::move(*value_);      \
   } while (0)
 
 Result<TextEdit> EditFromJson(const nlohmann::json& json, const std::string& where) {
@@ -165,8 +177,11 @@ bool EditPlan::satisfied() const {
 nlohmann::ordered_json ToJson(const EditPlan& plan) {
   Json rules = Json::array();
   for (const RulePlan& r : plan.rules) rules.push_back(ToJson(r));
-  return Json{{"format", "archpatch-plan"}, {"format_version", kPlanFormatVersion},
-              {"root", plan.root}, {"satisfied", plan.satisfied()}, {"rules", rules}};
+  return Json{{"format", "archpatch-plan"},
+              {"format_version", kPlanFormatVersion},
+              {"root", plan.root},
+              {"satisfied", plan.satisfied()},
+              {"rules", rules}};
 }
 
 Result<EditPlan> PlanFromJson(const nlohmann::json& json) {
@@ -178,7 +193,8 @@ Result<EditPlan> PlanFromJson(const nlohmann::json& json) {
   PLAN_READ(version, r.Int("format_version"));
   if (format != "archpatch-plan" || version != kPlanFormatVersion) {
     return Error{fmt::format("plan: not an archpatch plan of format version {} (format '{}', version {})",
-                             kPlanFormatVersion, format, version), {}};
+                             kPlanFormatVersion, format, version),
+                 {}};
   }
   EditPlan plan;
   PLAN_READ(plan.root, r.String("root"));
@@ -199,8 +215,8 @@ std::string ApplyEdits(std::string_view original, const FilePlan& file) {
   for (const TextEdit& e : file.edits) {
     if (e.begin < at || e.end < e.begin || e.end > original.size() ||
         original.substr(e.begin, e.end - e.begin) != e.before) {
-      throw Fatal(fmt::format("{}:{}:{}: the planned edit does not match the file's bytes", file.path,
-                              e.line, e.column));
+      throw Fatal(
+          fmt::format("{}:{}:{}: the planned edit does not match the file's bytes", file.path, e.line, e.column));
     }
     out.append(original.substr(at, e.begin - at));
     out.append(e.after);

@@ -41,9 +41,9 @@ struct RulePlan {
   std::string rule_id;
   std::string rule_sha256;
   std::string rule_path;
-  std::string distribution;  // normalised name
-  std::string version;       // installed version ("" for a plain --root tree without dist-info)
-  std::string root;          // absolute folder the file paths are relative to (site-packages)
+  std::string distribution;          // normalised name
+  std::string version;               // installed version ("" for a plain --root tree without dist-info)
+  std::string root;                  // absolute folder the file paths are relative to (site-packages)
   std::vector<std::string> targets;  // "sm_120", ...
   std::vector<std::string> caches;
   std::vector<FilePlan> files;  // sorted by path

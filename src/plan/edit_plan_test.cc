@@ -90,8 +90,9 @@ TEST(UnifiedDiff, SeparateHunksAndNoFinalNewline) {
   const std::string diff = UnifiedDiff("f", before, after);
   EXPECT_NE(diff.find("@@ -1,5 +1,5 @@\n l1\n-l2\n+L2\n"), std::string::npos) << diff;
   EXPECT_NE(diff.find("@@ -16,5 +16,5 @@\n l16\n l17\n l18\n-l19\n+L19\n l20\n"), std::string::npos) << diff;
-  EXPECT_EQ(UnifiedDiff("f", "a\nb", "a\nc"),
-            "--- a/f\n+++ b/f\n@@ -1,2 +1,2 @@\n a\n-b\n\\ No newline at end of file\n+c\n\\ No newline at end of file\n");
+  EXPECT_EQ(
+      UnifiedDiff("f", "a\nb", "a\nc"),
+      "--- a/f\n+++ b/f\n@@ -1,2 +1,2 @@\n a\n-b\n\\ No newline at end of file\n+c\n\\ No newline at end of file\n");
   EXPECT_EQ(UnifiedDiff("f", "", "x\n"), "--- a/f\n+++ b/f\n@@ -0,0 +1 @@\n+x\n");
 }
 

@@ -15,8 +15,8 @@
 namespace archpatch::plan {
 namespace {
 
-
-const std::vector<std::string_view> kEntryKeys = {"id", "distribution", "targets", "what", "because", "reported", "places"};
+const std::vector<std::string_view> kEntryKeys = {"id",      "distribution", "targets", "what",
+                                                  "because", "reported",     "places"};
 const std::vector<std::string_view> kEntryRequired = {"id", "targets", "what", "because", "places"};
 const std::vector<std::string_view> kPlaceKeys = {"file", "scope", "text"};
 
@@ -30,10 +30,12 @@ Result<std::string> Text(const YamlReader& r, const YAML::Node& map, const char*
 }
 
 Result<UnsafePlace> ParsePlace(const YamlReader& r, const YAML::Node& node) {
-  if (!node.IsMap()) return r.ErrorAt(node, fmt::format("a place must be a map (file, scope, text), found {}", NodeTypeName(node)));
+  if (!node.IsMap())
+    return r.ErrorAt(node, fmt::format("a place must be a map (file, scope, text), found {}", NodeTypeName(node)));
   if (Status keys = r.CheckKeys(node, "place", kPlaceKeys, {"file"}); !keys) return keys.error();
   UnsafePlace place;
-  for (auto [key, out, required] : {std::tuple{"file", &place.file, true}, {"scope", &place.scope, false}, {"text", &place.text, false}}) {
+  for (auto [key, out, required] :
+       {std::tuple{"file", &place.file, true}, {"scope", &place.scope, false}, {"text", &place.text, false}}) {
     Result<std::string> value = Text(r, node, key, required);
     if (!value) return value.error();
     *out = std::move(*value);
@@ -58,8 +60,10 @@ Result<KnownUnsafe> ParseEntry(const YamlReader& r, const YAML::Node& node) {
   if (!node.IsMap()) return r.ErrorAt(node, fmt::format("an entry must be a map, found {}", NodeTypeName(node)));
   if (Status keys = r.CheckKeys(node, "entry", kEntryKeys, kEntryRequired); !keys) return keys.error();
   KnownUnsafe entry;
-  for (auto [key, out, required] : {std::tuple{"id", &entry.id, true}, {"distribution", &entry.distribution, false},
-                                    {"what", &entry.what, true}, {"because", &entry.because, true},
+  for (auto [key, out, required] : {std::tuple{"id", &entry.id, true},
+                                    {"distribution", &entry.distribution, false},
+                                    {"what", &entry.what, true},
+                                    {"because", &entry.because, true},
                                     {"reported", &entry.reported, false}}) {
     Result<std::string> value = Text(r, node, key, required);
     if (!value) return value.error();
@@ -138,8 +142,11 @@ const KnownUnsafe* MatchKnownUnsafe(const std::vector<KnownUnsafe>& list, const 
                                     const arch::Arch& target, std::string_view distribution) {
   for (const KnownUnsafe& entry : list) {
     if (!distribution.empty() && !entry.distribution.empty() && entry.distribution != distribution) continue;
-    if (std::none_of(entry.targets.begin(), entry.targets.end(), [&](const arch::Arch& a) { return SameChip(a, target); })) continue;
-    if (std::any_of(entry.places.begin(), entry.places.end(), [&](const UnsafePlace& p) { return PlaceCovers(p, gate); })) {
+    if (std::none_of(entry.targets.begin(), entry.targets.end(),
+                     [&](const arch::Arch& a) { return SameChip(a, target); }))
+      continue;
+    if (std::any_of(entry.places.begin(), entry.places.end(),
+                    [&](const UnsafePlace& p) { return PlaceCovers(p, gate); })) {
       return &entry;
     }
   }
@@ -158,7 +165,8 @@ void MarkKnownUnsafe(std::vector<gate::Group>& groups, const std::vector<Finding
       if (!entry) continue;
       g.known_unsafe = gate::KnownUnsafeMark{entry->id, entry->what, entry->because, entry->reported};
       g.widen = gate::WidenSafety::kUnsafe;
-      g.widen_reasons.insert(g.widen_reasons.begin(), fmt::format("on the known-unsafe list ({}): {}", entry->id, entry->because));
+      g.widen_reasons.insert(g.widen_reasons.begin(),
+                             fmt::format("on the known-unsafe list ({}): {}", entry->id, entry->because));
       break;
     }
   }

@@ -47,21 +47,27 @@ TEST(KnownUnsafe, ParsesEntriesWithNormalisedDistributionAndArches) {
 
 TEST(KnownUnsafe, MatchesByPathSuffixScopeAndText) {
   std::vector<KnownUnsafe> list = List();
-  const KnownUnsafe* hit = MatchKnownUnsafe(list, {"/t/flashinfer-0.6.6/flashinfer/jit/fused_moe.py", "gen_moe_module", "[10]"}, A("sm_120"));
+  const KnownUnsafe* hit = MatchKnownUnsafe(
+      list, {"/t/flashinfer-0.6.6/flashinfer/jit/fused_moe.py", "gen_moe_module", "[10]"}, A("sm_120"));
   ASSERT_NE(hit, nullptr);
   EXPECT_EQ(hit->id, "moe");
   // Another builder of the same file, another file, a text the place does not name: no match.
-  EXPECT_EQ(MatchKnownUnsafe(list, {"flashinfer/jit/fused_moe.py", "gen_cutlass_module", "[10]"}, A("sm_120")), nullptr);
+  EXPECT_EQ(MatchKnownUnsafe(list, {"flashinfer/jit/fused_moe.py", "gen_cutlass_module", "[10]"}, A("sm_120")),
+            nullptr);
   EXPECT_EQ(MatchKnownUnsafe(list, {"flashinfer/jit/fused_moe2.py", "gen_moe_module", "[10]"}, A("sm_120")), nullptr);
-  EXPECT_NE(MatchKnownUnsafe(list, {"flashinfer/data/csrc/launcher.cu", "init", "TVM_FFI_ICHECK_EQ(major, 10)"}, A("sm_121")), nullptr);
+  EXPECT_NE(
+      MatchKnownUnsafe(list, {"flashinfer/data/csrc/launcher.cu", "init", "TVM_FFI_ICHECK_EQ(major, 10)"}, A("sm_121")),
+      nullptr);
   EXPECT_EQ(MatchKnownUnsafe(list, {"flashinfer/data/csrc/launcher.cu", "init", "major >= 9"}, A("sm_121")), nullptr);
 }
 
 TEST(KnownUnsafe, CodeNestedInTheScopeCounts) {
   std::vector<KnownUnsafe> list = List();
-  EXPECT_NE(MatchKnownUnsafe(list, {"flashinfer/fused_moe/runners.py", "Runner.check_support", "x"}, A("sm_120")), nullptr);
+  EXPECT_NE(MatchKnownUnsafe(list, {"flashinfer/fused_moe/runners.py", "Runner.check_support", "x"}, A("sm_120")),
+            nullptr);
   EXPECT_NE(MatchKnownUnsafe(list, {"flashinfer/fused_moe/runners.py", "Runner", "x"}, A("sm_120")), nullptr);
-  EXPECT_EQ(MatchKnownUnsafe(list, {"flashinfer/fused_moe/runners.py", "MyRunner.check_support", "x"}, A("sm_120")), nullptr);
+  EXPECT_EQ(MatchKnownUnsafe(list, {"flashinfer/fused_moe/runners.py", "MyRunner.check_support", "x"}, A("sm_120")),
+            nullptr);
   EXPECT_TRUE(ScopeInside("ns::Runner::run", "Runner"));
   EXPECT_TRUE(ScopeInside("Outer.Runner.check", "Runner.check"));
   EXPECT_FALSE(ScopeInside("Runners.check", "Runner"));
@@ -80,16 +86,24 @@ TEST(KnownUnsafe, TargetsAreChipsAndDistributionsMustAgreeWhenKnown) {
 }
 
 TEST(KnownUnsafe, SchemaErrorsHaveAPlace) {
-  Result<std::vector<KnownUnsafe>> bad = ParseKnownUnsafe("entries:\n  - id: x\n    targets: [sm_120]\n    what: w\n    becuse: b\n    places: [{file: a.py}]\n", "ku.yaml");
+  Result<std::vector<KnownUnsafe>> bad = ParseKnownUnsafe(
+      "entries:\n  - id: x\n    targets: [sm_120]\n    what: w\n    becuse: b\n    places: [{file: a.py}]\n",
+      "ku.yaml");
   ASSERT_FALSE(bad);
   EXPECT_NE(bad.error().str().find("ku.yaml:5:5: unknown key 'becuse'"), std::string::npos) << bad.error().str();
-  bad = ParseKnownUnsafe("entries:\n  - id: x\n    targets: [sm_122]\n    what: w\n    because: b\n    places: [{file: a.py}]\n", "ku.yaml");
+  bad = ParseKnownUnsafe(
+      "entries:\n  - id: x\n    targets: [sm_122]\n    what: w\n    because: b\n    places: [{file: a.py}]\n",
+      "ku.yaml");
   ASSERT_FALSE(bad);
   EXPECT_NE(bad.error().str().find("ku.yaml:3:"), std::string::npos) << bad.error().str();
-  bad = ParseKnownUnsafe("entries:\n  - id: x\n    targets: [sm_120]\n    what: w\n    because: b\n    places: []\n", "ku.yaml");
+  bad = ParseKnownUnsafe("entries:\n  - id: x\n    targets: [sm_120]\n    what: w\n    because: b\n    places: []\n",
+                         "ku.yaml");
   ASSERT_FALSE(bad);
   EXPECT_NE(bad.error().str().find("'places' must be a non-empty list"), std::string::npos) << bad.error().str();
-  bad = ParseKnownUnsafe("entries:\n  - {id: x, targets: [sm_120], what: w, because: b, places: [{file: a}]}\n  - {id: x, targets: [sm_120], what: w, because: b, places: [{file: a}]}\n", "ku.yaml");
+  bad = ParseKnownUnsafe(
+      "entries:\n  - {id: x, targets: [sm_120], what: w, because: b, places: [{file: a}]}\n  - {id: x, targets: "
+      "[sm_120], what: w, because: b, places: [{file: a}]}\n",
+      "ku.yaml");
   ASSERT_FALSE(bad);
   EXPECT_NE(bad.error().str().find("duplicate id 'x'"), std::string::npos) << bad.error().str();
 }
@@ -97,7 +111,8 @@ TEST(KnownUnsafe, SchemaErrorsHaveAPlace) {
 // The shipped list parses and covers the case users hit: FlashInfer's trtllm-gen fused-MoE
 // builder and launcher check (sm100f cubins, "Error occurred when running GEMM").
 TEST(KnownUnsafe, ShippedListCoversTrtllmGenFusedMoe) {
-  Result<std::vector<KnownUnsafe>> list = LoadKnownUnsafe(std::string(ARCHPATCH_SOURCE_DIR) + "/rules/known-unsafe.yaml");
+  Result<std::vector<KnownUnsafe>> list =
+      LoadKnownUnsafe(std::string(ARCHPATCH_SOURCE_DIR) + "/rules/known-unsafe.yaml");
   ASSERT_TRUE(list) << list.error().str();
   const KnownUnsafe* builder = MatchKnownUnsafe(
       *list, {"flashinfer/jit/fused_moe.py", "gen_trtllm_gen_fused_moe_sm100_module", "supported_major_versions=[10]"},
@@ -106,8 +121,9 @@ TEST(KnownUnsafe, ShippedListCoversTrtllmGenFusedMoe) {
   EXPECT_EQ(builder->id, "flashinfer-trtllm-gen-fused-moe");
   EXPECT_NE(builder->because.find("sm100f"), std::string::npos);
   EXPECT_NE(builder->because.find("Error occurred when running GEMM"), std::string::npos);
-  EXPECT_NE(MatchKnownUnsafe(*list, {"flashinfer/data/csrc/trtllm_fused_moe_kernel_launcher.cu",
-                                     "FusedMoeLauncher::init_common", "TVM_FFI_ICHECK_EQ(major, 10)"},
+  EXPECT_NE(MatchKnownUnsafe(*list,
+                             {"flashinfer/data/csrc/trtllm_fused_moe_kernel_launcher.cu",
+                              "FusedMoeLauncher::init_common", "TVM_FFI_ICHECK_EQ(major, 10)"},
                              A("sm_121"), "flashinfer-python"),
             nullptr);
   // The CUTLASS fused MoE's SM12x builder is not on the list.

@@ -74,11 +74,12 @@ Result<Place> WidenCudaGate(const Finding& f, const cuda::Condition& condition, 
   Result<std::string> widened = cuda::WidenCondition(raw, ToWiden(gate.strategy), targets, env);
   if (!widened) {
     return Error{fmt::format("{}:{}:{}: cannot widen '{}' with {}: {}", f.file, f.line, f.column, f.text,
-                             rules::StrategyName(gate.strategy), widened.error().message), {}};
+                             rules::StrategyName(gate.strategy), widened.error().message),
+                 {}};
   }
   Place p = MakePlace(contents, f.span.begin, f.span.end, *widened);
-  p.description = fmt::format("#{} '{}' -> '{}' ({} for {})", archpatch::gate::DirectiveName(f.directive()->directive), f.text,
-                              *widened, rules::StrategyName(gate.strategy), TargetList(targets));
+  p.description = fmt::format("#{} '{}' -> '{}' ({} for {})", archpatch::gate::DirectiveName(f.directive()->directive),
+                              f.text, *widened, rules::StrategyName(gate.strategy), TargetList(targets));
   return p;
 }
 
@@ -106,7 +107,7 @@ bool ScopeInside(std::string_view actual, std::string_view wanted) {
     const size_t dot = scope.rfind('.');
     const size_t colons = scope.rfind("::");
     if (dot == std::string_view::npos && colons == std::string_view::npos) break;
-    const size_t cut = dot == std::string_view::npos ? colons
+    const size_t cut = dot == std::string_view::npos      ? colons
                        : colons == std::string_view::npos ? dot
                                                           : std::max(dot, colons);
     scope = scope.substr(0, cut);
@@ -125,14 +126,16 @@ Result<std::vector<std::string>> ScopesIn(const std::string& path, std::string_v
       if (!tokens) return tokens.error();
       const python::TokenStream ts = python::MakeStream(contents, std::move(*tokens));
       for (const python::LogicalLine& line : python::SplitLines(ts)) {
-        for (size_t n = 1; n <= line.scope.size(); ++n) add(python::ScopeName({line.scope.begin(), line.scope.begin() + n}));
+        for (size_t n = 1; n <= line.scope.size(); ++n)
+          add(python::ScopeName({line.scope.begin(), line.scope.begin() + n}));
       }
       break;
     }
     case scan::FileKind::kCuda: {
       Result<std::vector<cuda::Token>> tokens = cuda::ThreadLexer().Tokenize(path, contents);
       if (!tokens) return tokens.error();
-      for (const cuda::FunctionBody& body : cuda::FindFunctionBodies(*tokens, contents, /*scopes=*/true)) add(body.name);
+      for (const cuda::FunctionBody& body : cuda::FindFunctionBodies(*tokens, contents, /*scopes=*/true))
+        add(body.name);
       break;
     }
     case scan::FileKind::kOther: break;
@@ -140,16 +143,18 @@ Result<std::vector<std::string>> ScopesIn(const std::string& path, std::string_v
   return out;
 }
 
-Result<FilePlaces> LocateCudaGates(const rules::CudaGate& gate, const std::string& path,
-                                   std::string_view contents, const std::vector<arch::Arch>& targets) {
+Result<FilePlaces> LocateCudaGates(const rules::CudaGate& gate, const std::string& path, std::string_view contents,
+                                   const std::vector<arch::Arch>& targets) {
   Result<std::vector<Finding>> findings = scan::ScanFileGates(path, contents, targets, cuda::MacroEnv{});
   if (!findings) return findings.error();
   FilePlaces out;
   for (const Finding& f : *findings) {
     if (f.kind != archpatch::gate::Kind::kCudaGate) continue;
     const archpatch::gate::DirectiveForm* form = f.directive();
-    if (!form || (form->directive != archpatch::gate::DirectiveKind::kIf && form->directive != archpatch::gate::DirectiveKind::kElif)) {
-      if (f.text.find(gate.macro) != std::string::npos) out.near_misses.push_back(NearMiss(f, "not an #if/#elif condition"));
+    if (!form || (form->directive != archpatch::gate::DirectiveKind::kIf &&
+                  form->directive != archpatch::gate::DirectiveKind::kElif)) {
+      if (f.text.find(gate.macro) != std::string::npos)
+        out.near_misses.push_back(NearMiss(f, "not an #if/#elif condition"));
       continue;
     }
     Result<cuda::Condition> condition = cuda::ParseCondition(contents.substr(f.span.begin, f.span.end - f.span.begin));
@@ -165,8 +170,8 @@ Result<FilePlaces> LocateCudaGates(const rules::CudaGate& gate, const std::strin
   return out;
 }
 
-Result<FilePlaces> LocatePythonGates(const rules::PythonGate& gate, const std::string& path,
-                                     std::string_view contents, const std::vector<arch::Arch>& targets) {
+Result<FilePlaces> LocatePythonGates(const rules::PythonGate& gate, const std::string& path, std::string_view contents,
+                                     const std::vector<arch::Arch>& targets) {
   Result<std::vector<Finding>> findings = python::ScanPython(path, contents, targets);
   if (!findings) return findings.error();
   FilePlaces out;
@@ -185,15 +190,16 @@ Result<FilePlaces> LocatePythonGates(const rules::PythonGate& gate, const std::s
     if (!AllTrue(verdicts)) {
       Result<std::string> widened = python::WidenLiteral(contents, f, targets, mode);
       if (!widened) {
-        return Error{fmt::format("{}:{}:{}: cannot widen '{}': {}", path, f.line, f.column, f.text,
-                                 widened.error().message), {}};
+        return Error{
+            fmt::format("{}:{}:{}: cannot widen '{}': {}", path, f.line, f.column, f.text, widened.error().message),
+            {}};
       }
       after = *widened;
     }
     Place p = MakePlace(contents, f.span.begin, f.span.end, after);
-    p.description = p.satisfied ? fmt::format("'{}' already admits {}", f.text, TargetList(targets))
-                                : fmt::format("{} '{}' -> '{}' in '{}'", name.empty() ? "gate" : name, p.before,
-                                              p.after, f.scope);
+    p.description =
+        p.satisfied ? fmt::format("'{}' already admits {}", f.text, TargetList(targets))
+                    : fmt::format("{} '{}' -> '{}' in '{}'", name.empty() ? "gate" : name, p.before, p.after, f.scope);
     out.places.push_back(std::move(p));
   }
   return out;

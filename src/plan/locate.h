@@ -25,15 +25,15 @@ struct Place {
 };
 
 struct FilePlaces {
-  std::vector<Place> places;            // sorted by begin
-  std::vector<std::string> near_misses; // what the file has that the edit did not select
+  std::vector<Place> places;             // sorted by begin
+  std::vector<std::string> near_misses;  // what the file has that the edit did not select
 };
 
 // `path` is root-relative (for messages); `contents` the file's bytes.
-Result<FilePlaces> LocateCudaGates(const rules::CudaGate& gate, const std::string& path,
-                                   std::string_view contents, const std::vector<arch::Arch>& targets);
-Result<FilePlaces> LocatePythonGates(const rules::PythonGate& gate, const std::string& path,
-                                     std::string_view contents, const std::vector<arch::Arch>& targets);
+Result<FilePlaces> LocateCudaGates(const rules::CudaGate& gate, const std::string& path, std::string_view contents,
+                                   const std::vector<arch::Arch>& targets);
+Result<FilePlaces> LocatePythonGates(const rules::PythonGate& gate, const std::string& path, std::string_view contents,
+                                     const std::vector<arch::Arch>& targets);
 // `old` inside the scope's byte ranges: a Python def/class (nested code included) or a C/C++
 // function body, the whole file without a scope. An occurrence of `new` counts as satisfied.
 Result<FilePlaces> LocateReplacements(const rules::Replace& replace, const std::string& path,

@@ -61,8 +61,8 @@ std::string EditScope(const rules::Edit& edit) {
   return std::get<rules::Replace>(edit.action).scope;
 }
 
-Result<std::string> ReadText(const std::filesystem::path& root, const std::string& relative,
-                             const PlanOptions& options, const Overlay& overlay) {
+Result<std::string> ReadText(const std::filesystem::path& root, const std::string& relative, const PlanOptions& options,
+                             const Overlay& overlay) {
   Result<std::filesystem::path> path = env::ResolveInside(root, relative);
   if (!path) return path.error();
   if (auto it = overlay.find(path->string()); it != overlay.end()) return it->second;
@@ -70,13 +70,15 @@ Result<std::string> ReadText(const std::filesystem::path& root, const std::strin
   const uintmax_t size = std::filesystem::file_size(*path, ec);
   if (ec) return Error{fmt::format("cannot read '{}': {}", relative, ec.message()), {}};
   if (size > options.max_file_bytes) {
-    return Error{fmt::format("'{}' has {} bytes, over the {} MiB limit for files a rule edits", relative,
-                             size, options.max_file_bytes >> 20), {}};
+    return Error{fmt::format("'{}' has {} bytes, over the {} MiB limit for files a rule edits", relative, size,
+                             options.max_file_bytes >> 20),
+                 {}};
   }
   Result<std::string> bytes = options.read ? options.read(*path) : env::ReadFileBytes(*path);
   if (!bytes) return bytes.error();
   if (size_t nul = bytes->find('\0'); nul != std::string::npos) {
-    return Error{fmt::format("'{}' is binary (a NUL byte at offset {}); rules edit text files only", relative, nul), {}};
+    return Error{fmt::format("'{}' is binary (a NUL byte at offset {}); rules edit text files only", relative, nul),
+                 {}};
   }
   return bytes;
 }
@@ -84,7 +86,8 @@ Result<std::string> ReadText(const std::filesystem::path& root, const std::strin
 Result<FilePlaces> Locate(const rules::Edit& edit, const std::string& path, std::string_view contents,
                           const std::vector<arch::Arch>& targets) {
   if (const auto* g = std::get_if<rules::CudaGate>(&edit.action)) return LocateCudaGates(*g, path, contents, targets);
-  if (const auto* g = std::get_if<rules::PythonGate>(&edit.action)) return LocatePythonGates(*g, path, contents, targets);
+  if (const auto* g = std::get_if<rules::PythonGate>(&edit.action))
+    return LocatePythonGates(*g, path, contents, targets);
   return LocateReplacements(std::get<rules::Replace>(edit.action), path, contents);
 }
 
@@ -105,7 +108,8 @@ Result<const env::Distribution*> CheckDistribution(const rules::Rule& rule, cons
   if (!dist) {
     if (env.plain_root) return dist;
     return Error{fmt::format("rule '{}': distribution '{}' is not installed in '{}'", rule.id, rule.distribution,
-                             env.site_packages.string()), {}};
+                             env.site_packages.string()),
+                 {}};
   }
   if (!options.check_version) return dist;
   Result<env::SpecifierSet> range = env::SpecifierSet::Parse(rule.versions);
@@ -113,7 +117,8 @@ Result<const env::Distribution*> CheckDistribution(const rules::Rule& rule, cons
   // The installed version is the only candidate, so pre-releases count (docs/rules.md).
   if (!range->Contains(dist->version, /*allow_prereleases=*/true)) {
     return Error{fmt::format("rule '{}': {} {} is outside the rule's versions '{}'", rule.id, dist->normalized_name,
-                             dist->version, rule.versions), {}};
+                             dist->version, rule.versions),
+                 {}};
   }
   return dist;
 }
@@ -124,13 +129,14 @@ Status PlanEdit(const rules::Rule& rule, size_t index, const std::filesystem::pa
   const rules::Edit& edit = rule.edits[index];
   Result<std::vector<std::string>> paths = env::GlobInside(root, edit.file);
   if (!paths) return Error{fmt::format("{}: {}", EditLabel(rule, index), paths.error().message), {}};
-  if (paths->empty()) return Error{fmt::format("{}: no file matches in '{}'", EditLabel(rule, index), root.string()), {}};
+  if (paths->empty())
+    return Error{fmt::format("{}: no file matches in '{}'", EditLabel(rule, index), root.string()), {}};
   std::vector<std::string> found, near_misses;
   std::vector<std::string> scope_lists;  // "path: a, b, c" for files where a scoped edit found nothing
   size_t satisfied = 0;
   for (const std::string& path : *paths) {
-    Result<std::string> contents = files.count(path) ? Result<std::string>(files[path].original)
-                                                     : ReadText(root, path, options, overlay);
+    Result<std::string> contents =
+        files.count(path) ? Result<std::string>(files[path].original) : ReadText(root, path, options, overlay);
     if (!contents) return Error{fmt::format("{}: {}", EditLabel(rule, index), contents.error().str()), {}};
     Result<FilePlaces> places = Locate(edit, path, *contents, rule.targets);
     if (!places && IsGlob(edit.file)) {
@@ -142,7 +148,8 @@ Status PlanEdit(const rules::Rule& rule, size_t index, const std::filesystem::pa
     if (!places) return Error{fmt::format("{}: {}", EditLabel(rule, index), places.error().str()), {}};
     near_misses.insert(near_misses.end(), places->near_misses.begin(), places->near_misses.end());
     if (places->places.empty() && !EditScope(edit).empty()) {
-      if (Result<std::vector<std::string>> scopes = ScopesIn(path, *contents)) scope_lists.push_back(ScopeList(path, *scopes));
+      if (Result<std::vector<std::string>> scopes = ScopesIn(path, *contents))
+        scope_lists.push_back(ScopeList(path, *scopes));
     }
     for (const Place& p : places->places) {
       found.push_back(fmt::format("{}:{}", path, p.line));
@@ -158,9 +165,9 @@ Status PlanEdit(const rules::Rule& rule, size_t index, const std::filesystem::pa
   }
   const bool counted_wrong = edit.expect ? found.size() != static_cast<size_t>(*edit.expect) : found.empty();
   if (counted_wrong) {
-    std::string message = fmt::format("{}: expected {} {}, found {}", EditLabel(rule, index),
-                                      edit.expect ? fmt::format("{}", *edit.expect) : "at least 1", Selector(edit),
-                                      found.size());
+    std::string message =
+        fmt::format("{}: expected {} {}, found {}", EditLabel(rule, index),
+                    edit.expect ? fmt::format("{}", *edit.expect) : "at least 1", Selector(edit), found.size());
     if (!found.empty()) message += fmt::format(" ({})", ListSome(found, 20));
     if (!near_misses.empty()) message += fmt::format("; not selected: {}", ListSome(near_misses));
     if (found.empty() && !scope_lists.empty()) message += fmt::format("; scopes in {}", ListSome(scope_lists, 3));
@@ -181,7 +188,8 @@ Result<FilePlan> FinishFile(const rules::Rule& rule, const std::string& path, Fi
     const TextEdit &a = work.edits[i - 1], &b = work.edits[i];
     if (b.begin < a.end) {
       return Error{fmt::format("rule '{}': edits {} and {} overlap in {}:{}:{}", rule.id, a.edit_index + 1,
-                               b.edit_index + 1, path, b.line, b.column), {}};
+                               b.edit_index + 1, path, b.line, b.column),
+                   {}};
     }
   }
   FilePlan file{path, env::Sha256Hex(work.original), "", work.edits};

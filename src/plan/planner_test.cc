@@ -159,8 +159,8 @@ TEST_F(PlannerTest, RefusesAVersionOutsideTheRange) {
 
 TEST_F(PlannerTest, RefusesAMissingDistribution) {
   fs::remove_all(root_ / "demo_pkg-0.3.1.dist-info");
-  EXPECT_EQ(PlanError(), "rule 'demo-sm12x': distribution 'demo-pkg' is not installed in '" +
-                             fs::canonical(root_).string() + "'");
+  EXPECT_EQ(PlanError(),
+            "rule 'demo-sm12x': distribution 'demo-pkg' is not installed in '" + fs::canonical(root_).string() + "'");
 }
 
 TEST_F(PlannerTest, NamesTheEditThatDoesNotMatch) {

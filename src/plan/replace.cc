@@ -44,8 +44,7 @@ Result<std::vector<Range>> PythonScopeRanges(const std::string& path, std::strin
   return ranges;
 }
 
-Result<std::vector<Range>> FunctionRanges(const std::string& path, std::string_view contents,
-                                          std::string_view wanted) {
+Result<std::vector<Range>> FunctionRanges(const std::string& path, std::string_view contents, std::string_view wanted) {
   Result<std::vector<cuda::Token>> tokens = cuda::ThreadLexer().Tokenize(path, contents);
   if (!tokens) return tokens.error();
   std::vector<Range> ranges;
@@ -80,8 +79,7 @@ std::vector<Range> Occurrences(std::string_view contents, const Range& within, s
 }
 
 bool Overlaps(const Range& a, const std::vector<Range>& others) {
-  return std::any_of(others.begin(), others.end(),
-                     [&](const Range& b) { return a.begin < b.end && b.begin < a.end; });
+  return std::any_of(others.begin(), others.end(), [&](const Range& b) { return a.begin < b.end && b.begin < a.end; });
 }
 
 }  // namespace

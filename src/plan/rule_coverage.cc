@@ -28,14 +28,17 @@ bool Targets(const rules::Rule& rule, const arch::Arch& target) {
 
 Result<FilePlaces> Locate(const rules::Edit& edit, const std::string& file, std::string_view contents,
                           const std::vector<arch::Arch>& targets) {
-  if (const auto* gate = std::get_if<rules::CudaGate>(&edit.action)) return LocateCudaGates(*gate, file, contents, targets);
-  if (const auto* gate = std::get_if<rules::PythonGate>(&edit.action)) return LocatePythonGates(*gate, file, contents, targets);
+  if (const auto* gate = std::get_if<rules::CudaGate>(&edit.action))
+    return LocateCudaGates(*gate, file, contents, targets);
+  if (const auto* gate = std::get_if<rules::PythonGate>(&edit.action))
+    return LocatePythonGates(*gate, file, contents, targets);
   return FilePlaces{};
 }
 
 bool Selects(const FilePlaces& places, const Finding& f) {
-  return std::any_of(places.places.begin(), places.places.end(),
-                     [&](const Place& p) { return p.begin < f.span.end && f.span.begin < std::max(p.end, p.begin + 1); });
+  return std::any_of(places.places.begin(), places.places.end(), [&](const Place& p) {
+    return p.begin < f.span.end && f.span.begin < std::max(p.end, p.begin + 1);
+  });
 }
 
 }  // namespace
@@ -80,12 +83,13 @@ std::vector<std::vector<std::string>> CoveringRules(const std::vector<rules::Rul
         auto at = located.find({&edit, f.file});
         if (at == located.end()) {
           Result<FilePlaces> places = Locate(edit, f.file, *it->second, rule.targets);
-          at = located.emplace(std::make_pair(&edit, f.file),
-                               places ? std::optional<FilePlaces>(std::move(*places)) : std::nullopt).first;
+          at = located
+                   .emplace(std::make_pair(&edit, f.file),
+                            places ? std::optional<FilePlaces>(std::move(*places)) : std::nullopt)
+                   .first;
         }
         const std::optional<FilePlaces>& places = at->second;
-        if (places && Selects(*places, f) &&
-            std::find(out[w].begin(), out[w].end(), rule.id) == out[w].end()) {
+        if (places && Selects(*places, f) && std::find(out[w].begin(), out[w].end(), rule.id) == out[w].end()) {
           out[w].push_back(rule.id);
         }
       }

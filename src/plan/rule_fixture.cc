@@ -75,7 +75,8 @@ FixtureResult TestRuleFixture(const rules::Rule& rule) {
   Result<EditPlan> again = PlanAgainst(rule, after);
   if (!again) return {false, fmt::format("planning against after/ failed: {}", again.error().str()), ""};
   if (!again->rules[0].satisfied) {
-    return {false, fmt::format("after/ is not satisfied: {} file(s) would change again", again->rules[0].files.size()), ""};
+    return {false, fmt::format("after/ is not satisfied: {} file(s) would change again", again->rules[0].files.size()),
+            ""};
   }
   return {true, "", ""};
 }

@@ -112,7 +112,8 @@ TEST_F(SelectorsTest, ALambdaByItsVariableOrByItsFunction) {
 }
 
 TEST_F(SelectorsTest, ReplaceInsideOperatorCall) {
-  EXPECT_EQ(Changed("  - file: demo/include/kernel.cuh\n    replace: {scope: \"operator()\", old: grid_sync, new: grid_sync_all}\n"),
+  EXPECT_EQ(Changed("  - file: demo/include/kernel.cuh\n    replace: {scope: \"operator()\", old: grid_sync, new: "
+                    "grid_sync_all}\n"),
             std::vector<std::string>{"6:grid_sync_all"});
 }
 

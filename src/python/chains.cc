@@ -22,7 +22,8 @@ std::vector<std::vector<Tri>> Admitted(const BranchChain& chain, const std::vect
     std::vector<Tri> admits = h.admits;
     for (const Finding* f : in_file) {
       if (!InHeader(*f, h) || !TakesBranch(*f)) continue;
-      for (size_t a = 0; a < admits.size() && a < f->verdict.size(); ++a) admits[a] = AnyTrue(admits[a], f->verdict[a].value);
+      for (size_t a = 0; a < admits.size() && a < f->verdict.size(); ++a)
+        admits[a] = AnyTrue(admits[a], f->verdict[a].value);
     }
     out.push_back(std::move(admits));
   }
@@ -58,7 +59,8 @@ std::vector<BranchChain> FindChains(const StatementIndex& statements, const std:
       ChainHeader h{first, last, std::vector<Tri>(arch_count, Tri::kFalse)};
       for (const Finding& f : findings) {
         if (!InHeader(f, h) || !TakesBranch(f)) continue;
-        for (size_t a = 0; a < arch_count && a < f.verdict.size(); ++a) h.admits[a] = AnyTrue(h.admits[a], f.verdict[a].value);
+        for (size_t a = 0; a < arch_count && a < f.verdict.size(); ++a)
+          h.admits[a] = AnyTrue(h.admits[a], f.verdict[a].value);
       }
       chain.push_back(std::move(h));
     }

@@ -44,15 +44,16 @@ CondExpr CondParser::Parse(size_t a, size_t b, const std::vector<std::string>* p
   return i == b ? e : Unknown();
 }
 
-bool CondParser::EndsOperand(size_t i, size_t b) const {
-  return i >= b || ts_.Is(i, "and") || ts_.Is(i, "or");
-}
+bool CondParser::EndsOperand(size_t i, size_t b) const { return i >= b || ts_.Is(i, "and") || ts_.Is(i, "or"); }
 
 size_t CondParser::SkipOperand(size_t i, size_t b) const {
   while (!EndsOperand(i, b)) {
-    if (IsOpenBracket(ts_, i) && ts_.match[i] < b) i = ts_.match[i] + 1;
-    else if (ts_.Is(i, "if") || ts_.Is(i, "lambda")) return b;  // a conditional expression: all of it
-    else ++i;
+    if (IsOpenBracket(ts_, i) && ts_.match[i] < b)
+      i = ts_.match[i] + 1;
+    else if (ts_.Is(i, "if") || ts_.Is(i, "lambda"))
+      return b;  // a conditional expression: all of it
+    else
+      ++i;
   }
   return i;
 }
@@ -107,10 +108,14 @@ bool CondParser::ParamTest(size_t i, size_t j, size_t b, size_t& next, CondExpr&
   if (!params_ || j != i + 1) return false;
   size_t k = j;
   Compare op{};
-  if (ts_.Is(k, "not") && ts_.Is(k + 1, "in")) op = Compare::kNotIn, k += 2;
-  else if (ts_.Is(k, "in")) op = Compare::kIn, ++k;
-  else if (ts_.Is(k, "==")) op = Compare::kEq, ++k;
-  else return false;
+  if (ts_.Is(k, "not") && ts_.Is(k + 1, "in"))
+    op = Compare::kNotIn, k += 2;
+  else if (ts_.Is(k, "in"))
+    op = Compare::kIn, ++k;
+  else if (ts_.Is(k, "=="))
+    op = Compare::kEq, ++k;
+  else
+    return false;
   if (!ts_.IsName(k) || !EndsOperand(k + 1, b)) return false;
   auto p = std::find(params_->begin(), params_->end(), ts_.Text(k));
   if (p == params_->end()) return false;

@@ -12,8 +12,8 @@ bool IsOpenBracket(const TokenStream& ts, size_t i) {
 }  // namespace
 
 size_t StatementIndex::LineOf(size_t t) const {
-  auto after = std::upper_bound(lines_.begin(), lines_.end(), t,
-                                [](size_t tok, const LogicalLine& l) { return tok < l.first; });
+  auto after =
+      std::upper_bound(lines_.begin(), lines_.end(), t, [](size_t tok, const LogicalLine& l) { return tok < l.first; });
   if (after == lines_.begin()) return lines_.size();
   const size_t k = static_cast<size_t>(std::prev(after) - lines_.begin());
   return t < lines_[k].last ? k : lines_.size();
@@ -257,7 +257,8 @@ bool StatementIndex::Negated(size_t cond_begin, size_t first, size_t last) const
   bool negated = false;
   for (size_t t = cond_begin; t < first; ++t) {
     if (!ts_.Is(t, "not") || ts_.Is(t + 1, "in")) continue;
-    if (t + 1 == first || (ts_.Is(t + 1, "(") && ts_.match[t + 1] >= last && ts_.match[t + 1] != std::string_view::npos)) {
+    if (t + 1 == first ||
+        (ts_.Is(t + 1, "(") && ts_.match[t + 1] >= last && ts_.match[t + 1] != std::string_view::npos)) {
       negated = !negated;
     }
   }
@@ -282,8 +283,8 @@ GateDirection StatementIndex::DirectionOf(size_t first, size_t last) const {
   }
   // `config(allow_kv_subtile=arch // 10 in [10, 11])`: a flag handed to a callee, which goes on
   // either way (flash-attention's block-sparse config); not a branch that keeps anyone out.
-  if (first >= 3 && ts_.Is(first - 1, "=") && ts_.IsName(first - 2) && (ts_.Is(first - 3, "(") || ts_.Is(first - 3, ",")) &&
-      (ts_.Is(last, ",") || ts_.Is(last, ")"))) {
+  if (first >= 3 && ts_.Is(first - 1, "=") && ts_.IsName(first - 2) &&
+      (ts_.Is(first - 3, "(") || ts_.Is(first - 3, ",")) && (ts_.Is(last, ",") || ts_.Is(last, ")"))) {
     d.branch = Branch::kFallback;
     return d;
   }
@@ -295,8 +296,10 @@ GateDirection StatementIndex::DirectionOf(size_t first, size_t last) const {
   }
   bool else_after = false;
   for (size_t t = last; t < l.last && if_before; ++t) else_after |= ts_.Is(t, "else");
-  if (if_before && else_after) d.branch = Branch::kFallback;
-  else d.negated = false;
+  if (if_before && else_after)
+    d.branch = Branch::kFallback;
+  else
+    d.negated = false;
   return d;
 }
 

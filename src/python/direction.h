@@ -53,8 +53,8 @@ class StatementIndex {
  private:
   bool Negated(size_t cond_begin, size_t first, size_t last) const;
   bool IsLogging(size_t a, size_t b) const;  // logger.warning(...), warnings.warn(...), print(...)
-  bool BlockWarnsFirst(size_t k) const;       // the block headed by line `k` opens with a warning
-  bool BlockOnlyValidates(size_t k) const;    // the block only asserts or calls validate_*/check_*
+  bool BlockWarnsFirst(size_t k) const;      // the block headed by line `k` opens with a warning
+  bool BlockOnlyValidates(size_t k) const;   // the block only asserts or calls validate_*/check_*
   bool IsValidation(size_t a, size_t b) const;
   enum class Constants { kFalsy, kNumbers, kOther };
   Constants BlockSetsConstants(size_t k) const;  // what the block's `NAME = constant` statements bind

@@ -111,8 +111,8 @@ void CheckTree(const fs::path& root, const std::vector<Finding>& found) {
   }
   for (const auto& [where, findings] : by_line) {
     const auto lines = Expectations(ReadFile(where.first));
-    EXPECT_TRUE(lines.count(where.second)) << where.first << ":" << where.second << ": unexpected finding "
-                                           << ToJson(findings[0]).dump();
+    EXPECT_TRUE(lines.count(where.second))
+        << where.first << ":" << where.second << ": unexpected finding " << ToJson(findings[0]).dump();
   }
   EXPECT_GT(expectations, 0u) << "a fixture without expectations tests nothing";
 }
@@ -128,7 +128,8 @@ TEST_P(PythonFixture, FindingsMatchInlineExpectations) {
   const auto expected = Expectations(text);
   ASSERT_FALSE(expected.empty()) << "a fixture without expectations tests nothing";
   for (const auto& [line, findings] : by_line) {
-    EXPECT_TRUE(expected.count(line)) << GetParam() << ":" << line << ": unexpected finding " << ToJson(findings[0]).dump();
+    EXPECT_TRUE(expected.count(line)) << GetParam() << ":" << line << ": unexpected finding "
+                                      << ToJson(findings[0]).dump();
   }
   for (const auto& [line, expects] : expected) {
     SCOPED_TRACE(GetParam() + ":" + std::to_string(line));
@@ -168,7 +169,8 @@ TEST_P(PythonPackage, ResolvedFindingsMatchInlineExpectations) {
 
 std::vector<std::string> PackageNames() {
   std::vector<std::string> names;
-  for (const auto& entry : fs::directory_iterator(kFixtures / "packages")) names.push_back(entry.path().filename().string());
+  for (const auto& entry : fs::directory_iterator(kFixtures / "packages"))
+    names.push_back(entry.path().filename().string());
   std::sort(names.begin(), names.end());
   return names;
 }

@@ -10,10 +10,10 @@ namespace archpatch::python {
 namespace {
 
 constexpr std::string_view kKeywords[] = {
-    "and", "or", "not", "in", "is", "if", "else", "elif", "return", "lambda", "for", "while",
-    "None", "True", "False", "import", "from", "as", "def", "class", "with", "yield", "await",
-    "async", "assert", "del", "pass", "break", "continue", "raise", "global", "nonlocal", "try",
-    "except", "finally", "match", "case"};
+    "and",    "or",       "not",   "in",     "is",      "if",     "else", "elif",  "return",   "lambda",
+    "for",    "while",    "None",  "True",   "False",   "import", "from", "as",    "def",      "class",
+    "with",   "yield",    "await", "async",  "assert",  "del",    "pass", "break", "continue", "raise",
+    "global", "nonlocal", "try",   "except", "finally", "match",  "case"};
 
 bool IsKeyword(std::string_view name) {
   return std::find(std::begin(kKeywords), std::end(kKeywords), name) != std::end(kKeywords);
@@ -35,8 +35,8 @@ bool CapabilityHint(std::string_view lower) {
          lower.ends_with("_cap") || Contains(lower, "arch") || Contains(lower, "sm_version") || lower == "sm";
 }
 bool ArchNameHint(std::string_view lower) {
-  return CapabilityHint(lower) || Contains(lower, "backend") || Contains(lower, "target") ||
-         Contains(lower, "gpu") || Contains(lower, "device") || lower.rfind("sm", 0) == 0;
+  return CapabilityHint(lower) || Contains(lower, "backend") || Contains(lower, "target") || Contains(lower, "gpu") ||
+         Contains(lower, "device") || lower.rfind("sm", 0) == 0;
 }
 
 bool IsInt(const Literal& l) { return l.kind == LiteralKind::kInt; }
@@ -145,18 +145,22 @@ Provenance Recognizer::ClassifyPrimary(const LogicalLine& line, size_t i, size_t
       last_name = std::string(attr);
       k += 2;
     } else if (ts_.Is(k, "(")) {
-      if (to_int) kind = Provenance::kComputeCapability;
-      else if (IsCapabilityGetter(last_name)) kind = Provenance::kCapability;
-      else if (last_name == "get_device_properties") kind = Provenance::kProperties;
-      else kind = Provenance::kNone;
+      if (to_int)
+        kind = Provenance::kComputeCapability;
+      else if (IsCapabilityGetter(last_name))
+        kind = Provenance::kCapability;
+      else if (last_name == "get_device_properties")
+        kind = Provenance::kProperties;
+      else
+        kind = Provenance::kNone;
       to_int = false;
       k = ts_.match[k] + 1;
     } else {  // a subscript
       const bool index = ts_.match[k] == k + 2 && (ts_.Text(k + 1) == "0" || ts_.Text(k + 1) == "1");
       const bool capability = kind == Provenance::kCapability ||
                               (kind == Provenance::kNone && k == i + 1 && CapabilityHint(LowerText(last_name)));
-      kind = index && capability ? (ts_.Text(k + 1) == "0" ? Provenance::kMajor : Provenance::kMinor)
-                                 : Provenance::kNone;
+      kind =
+          index && capability ? (ts_.Text(k + 1) == "0" ? Provenance::kMajor : Provenance::kMinor) : Provenance::kNone;
       k = ts_.match[k] + 1;
     }
   }
@@ -213,7 +217,8 @@ size_t Recognizer::CompareOpAt(size_t j, size_t end, Compare& op) const {
 
 bool Recognizer::EndsExpression(size_t next, size_t end) const {
   if (next >= end) return true;
-  constexpr std::string_view kBinding[] = {"+", "-", "*", "/", "//", "%", "**", ".", "(", "[", "@", "|", "&", "^", "<<", ">>"};
+  constexpr std::string_view kBinding[] = {"+", "-", "*", "/", "//", "%", "**", ".",
+                                           "(", "[", "@", "|", "&",  "^", "<<", ">>"};
   return ts_.tokens[next].kind != TokenKind::kOp ||
          std::find(std::begin(kBinding), std::end(kBinding), ts_.Text(next)) == std::end(kBinding);
 }
@@ -225,9 +230,10 @@ size_t Recognizer::SmArithmetic(const LogicalLine& line, size_t i, size_t j, Pro
   std::string last_name;
   const Provenance base = ClassifyPrimary(line, i, j, last_name);
   const std::string lower = LowerText(last_name);
-  const bool sm_number = base == Provenance::kComputeCapability ||
-                         (base == Provenance::kNone && (Contains(lower, "arch") || lower == "cc" || lower.ends_with("_cc") ||
-                                                        Contains(lower, "sm_version") || Contains(lower, "capability")));
+  const bool sm_number =
+      base == Provenance::kComputeCapability ||
+      (base == Provenance::kNone && (Contains(lower, "arch") || lower == "cc" || lower.ends_with("_cc") ||
+                                     Contains(lower, "sm_version") || Contains(lower, "capability")));
   if (!sm_number) return 0;
   p = ts_.Is(j, "//") ? Provenance::kMajor : Provenance::kMinor;
   return j + 2;
@@ -272,8 +278,7 @@ bool Recognizer::TryReversedComparison(const LogicalLine& line, size_t i, std::v
     const size_t prev = i - 1;
     const bool operand_before = (ts_.IsName(prev) && !IsKeyword(ts_.Text(prev))) ||
                                 ts_.tokens[prev].kind == TokenKind::kNumber ||
-                                ts_.tokens[prev].kind == TokenKind::kString || ts_.Is(prev, ")") ||
-                                ts_.Is(prev, "]");
+                                ts_.tokens[prev].kind == TokenKind::kString || ts_.Is(prev, ")") || ts_.Is(prev, "]");
     const bool binds = !ts_.Is(prev, "(") && !ts_.Is(prev, "[") && !EndsExpression(prev, line.last);
     if (operand_before || binds) return false;
   }
@@ -312,9 +317,8 @@ void Recognizer::MergeConditions(std::vector<Gate>& found) {
            (ts_.Is(found[b - 1].last_token, "and") || ts_.Is(found[b - 1].last_token, "or"))) {
       ++b;
     }
-    const bool has_minor = std::any_of(found.begin() + a, found.begin() + b, [](const Gate& g) {
-      return g.any_of_all[0][0].operand == Operand::kMinor;
-    });
+    const bool has_minor = std::any_of(found.begin() + a, found.begin() + b,
+                                       [](const Gate& g) { return g.any_of_all[0][0].operand == Operand::kMinor; });
     if (b - a < 2 || !has_minor) {
       for (size_t k = a; k < b; ++k) merged.push_back(std::move(found[k]));
       a = b;

@@ -13,7 +13,8 @@ namespace {
 constexpr size_t kMaxPredicateLines = 40;
 
 bool IsKeyword(std::string_view name) {
-  constexpr std::string_view kWords[] = {"and", "or", "not", "in", "is", "if", "else", "lambda", "None", "True", "False", "await"};
+  constexpr std::string_view kWords[] = {"and",  "or",     "not",  "in",   "is",    "if",
+                                         "else", "lambda", "None", "True", "False", "await"};
   return std::find(std::begin(kWords), std::end(kWords), name) != std::end(kWords);
 }  // a predicate is a small function
 
@@ -46,10 +47,14 @@ class Summarizer {
     for (size_t k = 0; k < lines_.size(); ++k) {
       const LogicalLine& l = lines_[k];
       const std::string scope = ScopeName(l.scope);
-      if (ts_.Is(l.first, "import") || ts_.Is(l.first, "from")) Import(l);
-      else if (ts_.Is(l.first, "def") || (ts_.Is(l.first, "async") && ts_.Is(l.first + 1, "def"))) Def(k);
-      else if (IsBranchHeader(l)) Branch(k, scope);
-      else Binding(l, scope);
+      if (ts_.Is(l.first, "import") || ts_.Is(l.first, "from"))
+        Import(l);
+      else if (ts_.Is(l.first, "def") || (ts_.Is(l.first, "async") && ts_.Is(l.first + 1, "def")))
+        Def(k);
+      else if (IsBranchHeader(l))
+        Branch(k, scope);
+      else
+        Binding(l, scope);
     }
     return std::move(out_);
   }
@@ -74,8 +79,10 @@ class Summarizer {
       while (i < l.last) {
         std::string module = dotted(i);
         std::string alias = module.substr(0, module.find('.'));
-        if (ts_.Is(i, "as") && ts_.IsName(i + 1)) alias = std::string(ts_.Text(i + 1)), i += 2;
-        else module = alias;  // `import a.b` binds `a`
+        if (ts_.Is(i, "as") && ts_.IsName(i + 1))
+          alias = std::string(ts_.Text(i + 1)), i += 2;
+        else
+          module = alias;  // `import a.b` binds `a`
         out_.imports.push_back({alias, 0, module, ""});
         if (!ts_.Is(i, ",")) break;
         ++i;
@@ -104,9 +111,12 @@ class Summarizer {
         i = ts_.match[i];
         continue;
       }
-      if (ts_.Is(i, ",")) expect = true;
-      else if (expect && ts_.IsName(i)) params.emplace_back(ts_.Text(i)), expect = false;
-      else if (!ts_.Is(i, "*") && !ts_.Is(i, "**")) expect = false;
+      if (ts_.Is(i, ","))
+        expect = true;
+      else if (expect && ts_.IsName(i))
+        params.emplace_back(ts_.Text(i)), expect = false;
+      else if (!ts_.Is(i, "*") && !ts_.Is(i, "**"))
+        expect = false;
     }
     if (!params.empty() && (params[0] == "self" || params[0] == "cls")) params.erase(params.begin());
     return params;
@@ -166,9 +176,12 @@ class Summarizer {
       a = lines_[j + 1].first, b = lines_[j + 1].last;
     }
     CondExpr c = Parse(lines_[j].first + 1, colon, def, scope);
-    if (ts_.Is(a, "raise")) def.early.emplace_back(std::move(c), FalseExpr());
-    else if (ts_.Is(a, "return")) def.early.emplace_back(std::move(c), a + 1 == b ? FalseExpr() : Parse(a + 1, b, def, scope));
-    else return false;
+    if (ts_.Is(a, "raise"))
+      def.early.emplace_back(std::move(c), FalseExpr());
+    else if (ts_.Is(a, "return"))
+      def.early.emplace_back(std::move(c), a + 1 == b ? FalseExpr() : Parse(a + 1, b, def, scope));
+    else
+      return false;
     return true;
   }
 

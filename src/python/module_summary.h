@@ -27,17 +27,17 @@ struct Place {
 struct CondExpr {
   enum class Kind { kUnknown, kConst, kGate, kCall, kParamTest, kAnd, kOr, kNot };
   Kind kind = Kind::kUnknown;
-  Tri value = Tri::kUnknown;       // kConst
-  size_t gate = 0;                 // kGate: index into ModuleSummary::gates
-  std::string callee;              // kCall: the dotted name as written ("utils.is_sm100a_supported")
-  std::vector<Literal> args;       // kCall: positional arguments as literals (kOpaque when not)
-  int param = -1;                  // kParamTest: `operand op param`
+  Tri value = Tri::kUnknown;  // kConst
+  size_t gate = 0;            // kGate: index into ModuleSummary::gates
+  std::string callee;         // kCall: the dotted name as written ("utils.is_sm100a_supported")
+  std::vector<Literal> args;  // kCall: positional arguments as literals (kOpaque when not)
+  int param = -1;             // kParamTest: `operand op param`
   Operand operand = Operand::kArchName;
   Compare op = Compare::kIn;
-  std::vector<CondExpr> kids;      // kAnd, kOr, kNot
-  Place where;                     // kCall / kParamTest: the call or test as written
-  std::string bound_name;          // set when the expression was bound to a name (`is_sm90 = ...`)
-  Place bound_at;                  // the binding, for `via`
+  std::vector<CondExpr> kids;  // kAnd, kOr, kNot
+  Place where;                 // kCall / kParamTest: the call or test as written
+  std::string bound_name;      // set when the expression was bound to a name (`is_sm90 = ...`)
+  Place bound_at;              // the binding, for `via`
 };
 
 // A gate of the module with its own truth per arch (before any direction), in audit arch order.
@@ -49,27 +49,27 @@ struct GateTruth {
 
 // `def name(params):` whose returns read as a predicate: value = c1 ? r1 : c2 ? r2 : ... : last.
 struct PredicateDef {
-  std::string name;                 // "is_sm100a_supported"
-  std::vector<std::string> params;  // without self/cls
+  std::string name;                                  // "is_sm100a_supported"
+  std::vector<std::string> params;                   // without self/cls
   std::vector<std::pair<CondExpr, CondExpr>> early;  // `if c: return r`, in order
-  CondExpr last;                    // the final return (False when the function falls off its end)
-  Place where;                      // the def line
+  CondExpr last;                                     // the final return (False when the function falls off its end)
+  Place where;                                       // the def line
 };
 
 // `from .utils import is_sm100a_supported as f`: alias f -> module (level, dotted), name.
 struct ImportBinding {
   std::string alias;
-  int level = 0;          // leading dots of a relative import
-  std::string module;     // dotted module path ("flashinfer.utils", "" for `from . import x`)
-  std::string name;       // the imported name; empty when the alias is the module itself
+  int level = 0;       // leading dots of a relative import
+  std::string module;  // dotted module path ("flashinfer.utils", "" for `from . import x`)
+  std::string name;    // the imported name; empty when the alias is the module itself
 };
 
 // A call in a branch that may name a predicate of this or another module.
 struct CallSite {
-  CondExpr call;              // kind kCall
+  CondExpr call;  // kind kCall
   size_t first_token = 0, last_token = 0;
   ByteSpan span;
-  Place where;                // the call (or the bound name) as written at the branch
+  Place where;  // the call (or the bound name) as written at the branch
   std::string scope;
   GateDirection direction;
 };

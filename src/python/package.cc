@@ -54,7 +54,8 @@ bool AnyKnown(const std::vector<Tri>& holds) {
 std::optional<Operand> ArgumentOperand(const Literal& lit) {
   const Literal* item = &lit;
   if (lit.IsCollection()) {
-    auto known = std::find_if(lit.items.begin(), lit.items.end(), [](const Literal& l) { return l.kind != LiteralKind::kOpaque; });
+    auto known = std::find_if(lit.items.begin(), lit.items.end(),
+                              [](const Literal& l) { return l.kind != LiteralKind::kOpaque; });
     if (known == lit.items.end()) return std::nullopt;
     item = &*known;
   }
@@ -108,8 +109,10 @@ size_t PackageModel::FindModule(size_t from, int level, const std::string& dotte
       ++match;
     }
     size_t prefix = 0;
-    while (prefix < here.size() && prefix < modules_[m].file.size() && here[prefix] == modules_[m].file[prefix]) ++prefix;
-    if (match > best_match || (match == best_match && prefix > best_prefix)) best = m, best_match = match, best_prefix = prefix;
+    while (prefix < here.size() && prefix < modules_[m].file.size() && here[prefix] == modules_[m].file[prefix])
+      ++prefix;
+    if (match > best_match || (match == best_match && prefix > best_prefix))
+      best = m, best_match = match, best_prefix = prefix;
   }
   // A single component matched (`utils` for `flashinfer.utils`) is enough only when unambiguous.
   if (best_match < std::min<size_t>(parts.size(), 2) && stems->second.size() > 1) return npos;
@@ -146,7 +149,8 @@ gate::Place PackageModel::ViaEntry(size_t module, const Place& place, const std:
   return {modules_[module].file, place.line, place.column, place.text, name, std::nullopt};
 }
 
-PackageModel::Value PackageModel::Evaluate(size_t module, const CondExpr& e, const std::vector<Literal>* args, int depth) {
+PackageModel::Value PackageModel::Evaluate(size_t module, const CondExpr& e, const std::vector<Literal>* args,
+                                           int depth) {
   if (!e.bound_name.empty()) {
     CondExpr inner = e;
     inner.bound_name.clear();
@@ -174,7 +178,8 @@ PackageModel::Value PackageModel::Evaluate(size_t module, const CondExpr& e, con
       Value v = Uniform(all ? Tri::kTrue : Tri::kFalse);
       for (const CondExpr& kid : e.kids) {
         Value k = Evaluate(module, kid, args, depth);
-        for (size_t a = 0; a < v.holds.size(); ++a) v.holds[a] = all ? TriAnd(v.holds[a], k.holds[a]) : TriOr(v.holds[a], k.holds[a]);
+        for (size_t a = 0; a < v.holds.size(); ++a)
+          v.holds[a] = all ? TriAnd(v.holds[a], k.holds[a]) : TriOr(v.holds[a], k.holds[a]);
         if (AnyKnown(k.holds)) v.via.insert(v.via.end(), k.via.begin(), k.via.end());
       }
       return v;

@@ -55,9 +55,9 @@ class PackageModel {
 
   std::vector<ModuleSummary> modules_;
   const std::vector<arch::Arch>& arches_;
-  std::unordered_map<std::string, size_t> by_path_;                  // file -> module
-  std::unordered_map<std::string, std::vector<size_t>> by_stem_;     // "utils" -> modules
-  std::map<std::pair<size_t, size_t>, Value> cache_;                 // argument-free defs
+  std::unordered_map<std::string, size_t> by_path_;               // file -> module
+  std::unordered_map<std::string, std::vector<size_t>> by_stem_;  // "utils" -> modules
+  std::map<std::pair<size_t, size_t>, Value> cache_;              // argument-free defs
   std::map<std::pair<size_t, size_t>, bool> in_progress_;
 };
 

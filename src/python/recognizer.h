@@ -19,9 +19,9 @@ struct Term {
 };
 
 struct Gate {
-  std::string shape;  // "keyword", "assignment", "comparison", "condition", "predicate", ...
-  std::string name;   // the keyword, variable, callee or operand as written
-  Literal literal;    // what a rewrite touches (span) and what "values" shows
+  std::string shape;       // "keyword", "assignment", "comparison", "condition", "predicate", ...
+  std::string name;        // the keyword, variable, callee or operand as written
+  Literal literal;         // what a rewrite touches (span) and what "values" shows
   size_t first_token = 0;  // the gate expression as written: tokens [first_token, last_token)
   size_t last_token = 0;
   std::vector<std::string> scope;

@@ -42,8 +42,10 @@ std::string ScalarText(const Literal& lit) {
       case '\r': out += "\\r"; break;
       case '\t': out += "\\t"; break;
       default:
-        if (c < 0x20) out += fmt::format("\\u{:04x}", c);
-        else out += static_cast<char>(c);
+        if (c < 0x20)
+          out += fmt::format("\\u{:04x}", c);
+        else
+          out += static_cast<char>(c);
     }
   }
   return out + "\"";
@@ -63,12 +65,14 @@ std::string Describe(const Gate& g, const std::string& text) {
   const Term& term = g.any_of_all[0][0];
   if (g.shape == "keyword" || g.shape == "assignment") {
     constexpr std::string_view kPlural[] = {"majors", "minors", "capabilities", "compute capabilities", "arches"};
-    return fmt::format("'{}' admits only {} {}", g.name, kPlural[static_cast<int>(term.operand)], ValuesText(g.literal));
+    return fmt::format("'{}' admits only {} {}", g.name, kPlural[static_cast<int>(term.operand)],
+                       ValuesText(g.literal));
   }
   if (g.shape == "compute-capability-list") {
     return fmt::format("'{}' admits only compute capabilities {}", g.name, ValuesText(g.literal));
   }
-  if (g.shape == "nvcc-arch-flag") return fmt::format("nvcc flag '{}' builds for {}", g.literal.text, ValuesText(term.literal));
+  if (g.shape == "nvcc-arch-flag")
+    return fmt::format("nvcc flag '{}' builds for {}", g.literal.text, ValuesText(term.literal));
   if (g.shape == "arch-string") return fmt::format("arch string '{}'", g.literal.text);
   if (g.shape == "arch-list-string") return fmt::format("arch list '{}'", g.literal.text);
   return fmt::format("'{}'", text);
@@ -124,8 +128,8 @@ Finding ToFinding(const std::string& file, const TokenStream& ts, const Gate& g,
   }
   if (!g.literal.via.empty()) {  // a module-level name: the step is its definition's literal
     const Token& def = ts.tokens[g.literal.first_token];
-    f.via.push_back({file, def.line, def.column, ts.Folded(g.literal.first_token, g.literal.last_token),
-                     g.literal.via, std::nullopt});
+    f.via.push_back({file, def.line, def.column, ts.Folded(g.literal.first_token, g.literal.last_token), g.literal.via,
+                     std::nullopt});
   }
   form.literal_span = g.literal.span;
   f.form = std::move(form);
@@ -162,7 +166,8 @@ Result<ScannedModule> ScanPythonModule(const std::string& file, std::string_view
   std::set<std::tuple<size_t, size_t, size_t>> seen;  // literal span + where it is used
   for (const Gate& g : gates) {
     if (!seen.insert({g.literal.span.begin, g.literal.span.end, g.first_token}).second) continue;
-    const GateDirection direction = IsBranchShape(g) ? statements.DirectionOf(g.first_token, g.last_token) : GateDirection{};
+    const GateDirection direction =
+        IsBranchShape(g) ? statements.DirectionOf(g.first_token, g.last_token) : GateDirection{};
     out.findings.push_back(ToFinding(file, ts, g, arches, direction));
   }
   DropModuleLists(out.findings);

@@ -10,7 +10,8 @@ std::vector<arch::Arch> Arches(std::string_view list = "sm_90,sm_90a,sm_100,sm_1
   return *arch::ParseArchList(list);
 }
 
-std::vector<Finding> Scan(std::string_view src, std::string_view arches = "sm_90,sm_90a,sm_100,sm_103,sm_120,sm_120a,sm_121") {
+std::vector<Finding> Scan(std::string_view src,
+                          std::string_view arches = "sm_90,sm_90a,sm_100,sm_103,sm_120,sm_120a,sm_121") {
   Result<std::vector<Finding>> r = ScanPython("x.py", src, Arches(arches));
   EXPECT_TRUE(r.ok()) << (r.ok() ? "" : r.error().str());
   return r.ok() ? *r : std::vector<Finding>{};
@@ -148,8 +149,8 @@ TEST(ScanPython, MinorExclusionsBecomeOneCondition) {
 
 TEST(ScanPython, ArchNameSemantics) {
   const std::string src =
-      "a = ['sm_90a']\n"       // the sm_90 chip, in any variant
-      "b_archs = ['sm_100f']\n"  // family: sm_100 and sm_103
+      "a = ['sm_90a']\n"                                    // the sm_90 chip, in any variant
+      "b_archs = ['sm_100f']\n"                             // family: sm_100 and sm_103
       "c = ['-gencode=arch=compute_90,code=compute_90']\n"  // PTX: sm_90 and every newer chip
       "TORCH_CUDA_ARCH_LIST = '9.0a;12.0'\n";
   const std::vector<Finding> f = Scan(src);
@@ -187,9 +188,7 @@ TEST(ScanPython, UnreadableElementsMakeTheVerdictUnknown) {
   EXPECT_EQ(ToJson(f)["values"], nlohmann::ordered_json::parse("[9, null]"));
 }
 
-TEST(ScanPython, NoneMeansNoRestriction) {
-  EXPECT_TRUE(Scan("flags(supported_major_versions=None)\n").empty());
-}
+TEST(ScanPython, NoneMeansNoRestriction) { EXPECT_TRUE(Scan("flags(supported_major_versions=None)\n").empty()); }
 
 TEST(ScanPython, SpansAreFileOffsetsWithBomAndCrlf) {
   const std::string src = "\xEF\xBB\xBF# c\r\ndef f():\r\n    return g(supported_major_versions=(9, 10,))\r\n";

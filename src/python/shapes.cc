@@ -16,8 +16,9 @@ bool Contains(std::string_view text, std::string_view part) { return text.find(p
 // TORCH_CUDA_ARCH_LIST, cuda_arch_list, supported_capabilities, sm_versions.
 bool IsCarrierName(std::string_view name) {
   const std::string lower = LowerText(name);
-  constexpr std::string_view kEndings[] = {"major_versions", "majors", "archs", "arches", "arch_list",
-                                           "capabilities", "sm_versions", "compute_capability_list", "ccs"};
+  constexpr std::string_view kEndings[] = {
+      "major_versions",          "majors", "archs", "arches", "arch_list", "capabilities", "sm_versions",
+      "compute_capability_list", "ccs"};
   if (Contains(lower, "flags")) return false;
   return std::any_of(std::begin(kEndings), std::end(kEndings), [&](std::string_view e) { return lower.ends_with(e); });
 }
@@ -29,9 +30,7 @@ bool IsArchString(const Literal& l) { return l.kind == LiteralKind::kString && P
 // must name a chip nvcc 13 knows, or an older one (major < 9) that it dropped.
 bool IsRealChip(const ArchName& name) { return name.arch.major < 9 || arch::IsKnown(name.arch.plain()); }
 
-std::string ArchNameText(const ArchName& name) {
-  return name.ptx ? name.arch.compute_name() : name.arch.name();
-}
+std::string ArchNameText(const ArchName& name) { return name.ptx ? name.arch.compute_name() : name.arch.name(); }
 
 // A list literal holding one string per arch name, for evaluation only.
 Literal NameList(const std::vector<ArchName>& names, const Literal& origin) {
@@ -65,7 +64,8 @@ std::optional<Term> CarrierTerm(std::string_view name, const Literal& lit) {
   if (AllItems(lit, IsPair)) return Term{Operand::kCapability, Compare::kIn, lit};
   if (!AllItems(lit, IsInt)) return std::nullopt;
   auto all = [&](auto pred) {
-    return std::all_of(lit.items.begin(), lit.items.end(), [&](const Literal& i) { return !IsInt(i) || pred(i.number); });
+    return std::all_of(lit.items.begin(), lit.items.end(),
+                       [&](const Literal& i) { return !IsInt(i) || pred(i.number); });
   };
   if (major_name || all([](long long n) { return n < 30; })) return Term{Operand::kMajor, Compare::kIn, lit};
   if (all([](long long n) { return n >= 30; })) return Term{Operand::kComputeCapability, Compare::kIn, lit};
@@ -109,7 +109,8 @@ void Recognizer::FindCarriers(const LogicalLine& line) {
     size_t eq = i + 1;
     if (assignment && ts_.Is(eq, ":")) {
       while (eq < line.last && !ts_.Is(eq, "=")) {
-        eq = ts_.match[eq] != std::string_view::npos && ts_.tokens[eq].kind == TokenKind::kOp ? ts_.match[eq] + 1 : eq + 1;
+        eq = ts_.match[eq] != std::string_view::npos && ts_.tokens[eq].kind == TokenKind::kOp ? ts_.match[eq] + 1
+                                                                                              : eq + 1;
       }
     }
     if (!(keyword || assignment) || !ts_.Is(eq, "=")) continue;
@@ -119,8 +120,8 @@ void Recognizer::FindCarriers(const LogicalLine& line) {
     if (next != line.last && !ts_.Is(next, ",") && !ts_.Is(next, ")")) continue;
     std::optional<Term> term = CarrierTerm(ts_.Text(i), *lit);
     if (!term) continue;
-    gates_.push_back(Gate{keyword ? "keyword" : "assignment", std::string(ts_.Text(i)), *lit, i, next, line.scope,
-                          {{*term}}});
+    gates_.push_back(
+        Gate{keyword ? "keyword" : "assignment", std::string(ts_.Text(i)), *lit, i, next, line.scope, {{*term}}});
   }
 }
 
@@ -141,7 +142,8 @@ void Recognizer::FindCalls(const LogicalLine& line) {
       second = ParseLiteral(ts_, at, close, next, &bindings_);
     }
     // What follows the numbers may only be keyword arguments (`device=device`) or a trailing comma.
-    const bool rest_keywords = ts_.Is(next, ",") && (next + 1 == close || (ts_.IsName(next + 1) && ts_.Is(next + 2, "=")));
+    const bool rest_keywords =
+        ts_.Is(next, ",") && (next + 1 == close || (ts_.IsName(next + 1) && ts_.Is(next + 2, "=")));
     if (next != close && !rest_keywords) continue;
     size_t start = i;
     while (start >= line.first + 2 && ts_.Is(start - 1, ".") && ts_.IsName(start - 2)) start -= 2;
@@ -179,8 +181,13 @@ void Recognizer::FindCalls(const LogicalLine& line) {
     }
     if (!term) continue;
     const bool list = Contains(callee, "compute_capabilit") && first->IsCollection();
-    gates_.push_back(Gate{list ? "compute-capability-list" : "predicate", std::string(ts_.Text(i)), shown, start,
-                          close + 1, line.scope, {{*term}}});
+    gates_.push_back(Gate{list ? "compute-capability-list" : "predicate",
+                          std::string(ts_.Text(i)),
+                          shown,
+                          start,
+                          close + 1,
+                          line.scope,
+                          {{*term}}});
   }
 }
 
@@ -204,19 +211,33 @@ void Recognizer::FindArchStrings(const LogicalLine& line) {
     lit.first_token = i;
     lit.last_token = i + 1;
     std::string name;
-    if (i >= line.first + 2 && ts_.Is(i - 1, "=") && ts_.IsName(i - 2)) name = std::string(ts_.Text(i - 2));
-    else if (ts_.IsName(line.first) && ts_.Is(line.first + 1, "=")) name = std::string(ts_.Text(line.first));
+    if (i >= line.first + 2 && ts_.Is(i - 1, "=") && ts_.IsName(i - 2))
+      name = std::string(ts_.Text(i - 2));
+    else if (ts_.IsName(line.first) && ts_.Is(line.first + 1, "="))
+      name = std::string(ts_.Text(line.first));
 
     const std::vector<ArchName> targets = NvccArchTargets(lit.text);
     std::optional<std::vector<ArchName>> list = ParseArchListString(lit.text);
     const bool strict = lit.text.rfind("sm_", 0) == 0 || lit.text.rfind("compute_", 0) == 0;
     if (!targets.empty()) {
-      gates_.push_back(Gate{"nvcc-arch-flag", name, lit, i, i + 1, line.scope,
+      gates_.push_back(Gate{"nvcc-arch-flag",
+                            name,
+                            lit,
+                            i,
+                            i + 1,
+                            line.scope,
                             {{Term{Operand::kArchName, Compare::kIn, NameList(targets, lit)}}}});
     } else if (strict && ParseArchName(lit.text)) {
-      gates_.push_back(Gate{"arch-string", name, lit, i, i + 1, line.scope, {{Term{Operand::kArchName, Compare::kEq, lit}}}});
-    } else if (arch_list_line && list && Contains(lit.text, ".") && std::all_of(list->begin(), list->end(), IsRealChip)) {
-      gates_.push_back(Gate{"arch-list-string", name, lit, i, i + 1, line.scope,
+      gates_.push_back(
+          Gate{"arch-string", name, lit, i, i + 1, line.scope, {{Term{Operand::kArchName, Compare::kEq, lit}}}});
+    } else if (arch_list_line && list && Contains(lit.text, ".") &&
+               std::all_of(list->begin(), list->end(), IsRealChip)) {
+      gates_.push_back(Gate{"arch-list-string",
+                            name,
+                            lit,
+                            i,
+                            i + 1,
+                            line.scope,
                             {{Term{Operand::kArchName, Compare::kIn, NameList(*list, lit)}}}});
     }
   }

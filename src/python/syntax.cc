@@ -57,8 +57,8 @@ size_t EnumArchMember(const TokenStream& ts, size_t i, size_t end) {
   return j;
 }
 
-std::optional<Literal> ParseCollection(const TokenStream& ts, size_t i, size_t& next,
-                                       const Bindings* bindings, int depth) {
+std::optional<Literal> ParseCollection(const TokenStream& ts, size_t i, size_t& next, const Bindings* bindings,
+                                       int depth) {
   const std::string_view open = ts.Text(i);
   const size_t close = ts.match[i];
   Literal lit;
@@ -202,8 +202,8 @@ size_t PrimaryEnd(const TokenStream& ts, size_t i, size_t end) {
   return j;
 }
 
-std::optional<Literal> ParseLiteral(const TokenStream& ts, size_t i, size_t end, size_t& next,
-                                    const Bindings* bindings, int depth) {
+std::optional<Literal> ParseLiteral(const TokenStream& ts, size_t i, size_t end, size_t& next, const Bindings* bindings,
+                                    int depth) {
   if (i >= end || depth > kMaxLiteralDepth) return std::nullopt;
   const Token& t = ts.tokens[i];
   Literal lit;

@@ -37,9 +37,9 @@ TokenStream MakeStream(std::string_view source, std::vector<Token> tokens);
 struct LogicalLine {
   size_t first = 0;
   size_t last = 0;
-  int depth = 0;                    // indentation level (0 = module level)
-  std::vector<std::string> scope;   // enclosing def/class names, outermost first
-  bool docstring = false;           // the line is only a string expression (docstring, note)
+  int depth = 0;                   // indentation level (0 = module level)
+  std::vector<std::string> scope;  // enclosing def/class names, outermost first
+  bool docstring = false;          // the line is only a string expression (docstring, note)
 };
 
 // Splits into logical lines and gives each its scope. A def/class line belongs to its own
@@ -59,9 +59,9 @@ struct Literal {
   ByteSpan span;               // exact bytes of the literal
   size_t first_token = 0;      // token range [first_token, last_token)
   size_t last_token = 0;
-  std::string via;             // the module-level name it was reached through, if any
+  std::string via;  // the module-level name it was reached through, if any
   bool parenthesized_scalar = false;
-  bool enum_member = false;    // kString read from an enum member (`Arch.sm_100a`), not a string
+  bool enum_member = false;  // kString read from an enum member (`Arch.sm_100a`), not a string
 
   bool IsCollection() const {
     return kind == LiteralKind::kTuple || kind == LiteralKind::kList || kind == LiteralKind::kSet;
@@ -75,8 +75,8 @@ Bindings ModuleBindings(const TokenStream& ts, const std::vector<LogicalLine>& l
 // Parses a literal starting at token `i` (not past `end`); `next` receives the index after it.
 // A name bound in `bindings` resolves to its literal (with `via` set). Elements of a collection
 // that are not literals become kOpaque items; a non-literal at the top returns nullopt.
-std::optional<Literal> ParseLiteral(const TokenStream& ts, size_t i, size_t end, size_t& next,
-                                    const Bindings* bindings, int depth = 0);
+std::optional<Literal> ParseLiteral(const TokenStream& ts, size_t i, size_t end, size_t& next, const Bindings* bindings,
+                                    int depth = 0);
 
 // The end of the primary expression starting at `i` (NAME followed by .name, (...) and [...]),
 // or `i` when no primary starts there.

@@ -14,8 +14,8 @@ bool IsNameChar(unsigned char c) { return IsNameStart(c) || std::isdigit(c); }
 bool IsQuote(char c) { return c == '\'' || c == '"'; }
 
 constexpr std::string_view kOps3[] = {"**=", "//=", ">>=", "<<=", "..."};
-constexpr std::string_view kOps2[] = {"->", ":=", "**", "//", "<<", ">>", "<=", ">=", "==", "!=",
-                                      "+=", "-=", "*=", "/=", "%=", "&=", "|=", "^=", "@="};
+constexpr std::string_view kOps2[] = {
+    "->", ":=", "**", "//", "<<", ">>", "<=", ">=", "==", "!=", "+=", "-=", "*=", "/=", "%=", "&=", "|=", "^=", "@="};
 constexpr std::string_view kOps1 = "()[]{},:;.+-*/%&|^~<>=@!";
 
 class Lexer {
@@ -89,10 +89,14 @@ class Lexer {
       const size_t start = pos_;
       for (; pos_ < src_.size(); ++pos_) {
         const char c = src_[pos_];
-        if (c == ' ') ++col, ++alt;
-        else if (c == '\t') col = (col / 8 + 1) * 8, ++alt;
-        else if (c == '\f') col = alt = 0;
-        else break;
+        if (c == ' ')
+          ++col, ++alt;
+        else if (c == '\t')
+          col = (col / 8 + 1) * 8, ++alt;
+        else if (c == '\f')
+          col = alt = 0;
+        else
+          break;
       }
       if (pos_ >= src_.size()) return std::nullopt;
       if (src_[pos_] == '#') SkipComment();
@@ -399,8 +403,8 @@ bool IsStringPrefix(std::string_view text) {
     }
   }
   if (r > 1 || b > 1 || u > 1 || f > 1 || t > 1) return false;
-  if (u) return text.size() == 1;     // u"" takes no other letter
-  if (b && (f || t)) return false;    // no bytes f-strings
+  if (u) return text.size() == 1;   // u"" takes no other letter
+  if (b && (f || t)) return false;  // no bytes f-strings
   if (f && t) return false;
   return true;
 }

@@ -18,8 +18,8 @@ struct Token {
   TokenKind kind = TokenKind::kEnd;
   size_t begin = 0;  // byte offsets into the file as on disk (a BOM included)
   size_t end = 0;
-  int line = 0;      // 1-based
-  int column = 0;    // 1-based, in bytes from the start of the line (after a BOM on line 1)
+  int line = 0;          // 1-based
+  int column = 0;        // 1-based, in bytes from the start of the line (after a BOM on line 1)
   bool fstring = false;  // a string token with an f (or t) prefix: its value is not a constant
 };
 

@@ -40,8 +40,8 @@ TEST(Tokenizer, CommentsProduceNoTokens) {
 
 TEST(Tokenizer, EveryStringPrefixInAnyCase) {
   const Lexed l = Lex("a = (r'x', B\"y\", Rb'z', bR\"w\", U'u', f'{a}', rF\"{b}\", t'{c}')\n");
-  EXPECT_EQ(l.texts, (V{"a", "=", "(", "r'x'", ",", "B\"y\"", ",", "Rb'z'", ",", "bR\"w\"", ",", "U'u'", ",", "f'{a}'", ",",
-                        "rF\"{b}\"", ",", "t'{c}'", ")"}));
+  EXPECT_EQ(l.texts, (V{"a", "=", "(", "r'x'", ",", "B\"y\"", ",", "Rb'z'", ",", "bR\"w\"", ",", "U'u'", ",", "f'{a}'",
+                        ",", "rF\"{b}\"", ",", "t'{c}'", ")"}));
   EXPECT_TRUE(l.tokens[13].fstring);
   EXPECT_FALSE(l.tokens[5].fstring);
 }
@@ -51,7 +51,10 @@ TEST(Tokenizer, ANameThatIsNoPrefixStaysAName) {
 }
 
 TEST(Tokenizer, EscapedQuotesAndRawStrings) {
-  EXPECT_EQ(Lex(R"(a = "x \" y" + r"\"" + '\\')" "\n").texts, (V{"a", "=", R"("x \" y")", "+", R"(r"\"")", "+", R"('\\')"}));
+  EXPECT_EQ(Lex(R"(a = "x \" y" + r"\"" + '\\')"
+                "\n")
+                .texts,
+            (V{"a", "=", R"("x \" y")", "+", R"(r"\"")", "+", R"('\\')"}));
 }
 
 TEST(Tokenizer, TripleQuotedStringsSpanLines) {
@@ -116,8 +119,8 @@ TEST(Tokenizer, NonAsciiIdentifiers) {
 
 TEST(Tokenizer, NumbersInEveryForm) {
   EXPECT_EQ(Lex("a = 1_000 + 0x_FF + 0o17 + 0b1 + 1.5e-3 + .5 + 3j + 1E5 + 10.\n").texts,
-            (V{"a", "=", "1_000", "+", "0x_FF", "+", "0o17", "+", "0b1", "+", "1.5e-3", "+", ".5", "+", "3j", "+", "1E5",
-               "+", "10."}));
+            (V{"a", "=", "1_000", "+", "0x_FF", "+", "0o17", "+", "0b1", "+", "1.5e-3", "+", ".5", "+", "3j", "+",
+               "1E5", "+", "10."}));
 }
 
 TEST(Tokenizer, OperatorsTakeTheLongestMatch) {

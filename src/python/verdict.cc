@@ -41,8 +41,8 @@ std::optional<int> Order(Operand operand, const Literal& lit, const arch::Arch& 
       if (lit.kind == LiteralKind::kInt) return cmp(t.number(), lit.number);
       break;
     case Operand::kCapability:
-      if (lit.kind == LiteralKind::kTuple && lit.items.size() == 2 &&
-          lit.items[0].kind == LiteralKind::kInt && lit.items[1].kind == LiteralKind::kInt) {
+      if (lit.kind == LiteralKind::kTuple && lit.items.size() == 2 && lit.items[0].kind == LiteralKind::kInt &&
+          lit.items[1].kind == LiteralKind::kInt) {
         const int first = cmp(t.major, lit.items[0].number);
         return first != 0 ? first : cmp(t.minor, lit.items[1].number);
       }
@@ -104,8 +104,10 @@ std::optional<ArchName> ParseArchName(std::string_view input) {
     out.ptx = true;
     text.remove_suffix(4);
   }
-  if (Consume(text, "compute_")) out.ptx = true;
-  else if (!Consume(text, "sm_")) Consume(text, "sm");
+  if (Consume(text, "compute_"))
+    out.ptx = true;
+  else if (!Consume(text, "sm_"))
+    Consume(text, "sm");
   arch::Variant variant = arch::Variant::kPlain;
   if (!text.empty() && (text.back() == 'a' || text.back() == 'f')) {
     variant = text.back() == 'a' ? arch::Variant::kArchSpecific : arch::Variant::kFamily;

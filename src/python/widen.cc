@@ -21,8 +21,9 @@ std::string_view Suffix(arch::Variant v) {
 // uses when the target has it ("sm_100a" in the list and target sm_120 -> "sm_120a").
 arch::Variant VariantFor(const arch::Arch& target, char example_suffix) {
   if (target.variant != arch::Variant::kPlain) return target.variant;
-  const arch::Variant wanted = example_suffix == 'a' ? arch::Variant::kArchSpecific
-                               : example_suffix == 'f' ? arch::Variant::kFamily : arch::Variant::kPlain;
+  const arch::Variant wanted = example_suffix == 'a'   ? arch::Variant::kArchSpecific
+                               : example_suffix == 'f' ? arch::Variant::kFamily
+                                                       : arch::Variant::kPlain;
   return arch::IsKnown(arch::Arch{target.major, target.minor, wanted}) ? wanted : arch::Variant::kPlain;
 }
 
@@ -76,12 +77,14 @@ std::string NewElement(std::string_view fragment, const Literal& lit, Operand op
     case Operand::kArchName:
     case Operand::kMinor: break;
   }
-  const std::string_view token = first ? fragment.substr(first->span.begin, first->span.end - first->span.begin)
-                                       : std::string_view("\"sm_90\"");
+  const std::string_view token =
+      first ? fragment.substr(first->span.begin, first->span.end - first->span.begin) : std::string_view("\"sm_90\"");
   const size_t open = token.find_first_of("'\"");
-  const size_t quotes = token.size() - open >= 6 && token[open + 1] == token[open] && token[open + 2] == token[open] ? 3 : 1;
+  const size_t quotes =
+      token.size() - open >= 6 && token[open + 1] == token[open] && token[open + 2] == token[open] ? 3 : 1;
   const std::string_view body = token.substr(open + quotes, token.size() - open - 2 * quotes);
-  return std::string(token.substr(0, open + quotes)) + RenderLike(body, t) + std::string(token.substr(token.size() - quotes));
+  return std::string(token.substr(0, open + quotes)) + RenderLike(body, t) +
+         std::string(token.substr(token.size() - quotes));
 }
 
 // Where new elements go and how they are separated: after the last element (and after its
@@ -100,8 +103,8 @@ std::string InsertElements(std::string_view fragment, const TokenStream& ts, con
   const bool trailing_comma = ts.Is(last.last_token, ",");
   const std::string_view newline = fragment.find("\r\n") != std::string_view::npos ? "\r\n" : "\n";
   const size_t line_start = fragment.find_last_of("\r\n", last.span.begin);
-  const bool multiline = line_start != std::string_view::npos &&
-                         fragment.find_first_not_of(" \t", line_start + 1) == last.span.begin;
+  const bool multiline =
+      line_start != std::string_view::npos && fragment.find_first_not_of(" \t", line_start + 1) == last.span.begin;
   std::string insert;
   size_t at = last.span.end;
   if (multiline) {
@@ -113,7 +116,8 @@ std::string InsertElements(std::string_view fragment, const TokenStream& ts, con
   } else {
     // One element gives no separator to copy: a tight pair like (9,0) asks for ",", else PEP 8's ", ".
     const std::string_view only = fragment.substr(last.span.begin, last.span.end - last.span.begin);
-    std::string sep = only.find(',') != std::string_view::npos && only.find(", ") == std::string_view::npos ? "," : ", ";
+    std::string sep =
+        only.find(',') != std::string_view::npos && only.find(", ") == std::string_view::npos ? "," : ", ";
     if (lit.items.size() >= 2) {
       const Literal& prev = lit.items[lit.items.size() - 2];
       sep = std::string(fragment.substr(prev.span.end, last.span.begin - prev.span.end));
@@ -132,7 +136,8 @@ std::string WidenListString(std::string_view fragment, const Literal& lit, const
   const std::optional<std::vector<ArchName>> names = ParseArchListString(body);
   std::string added;
   for (const arch::Arch& t : targets) {
-    const bool present = names && std::any_of(names->begin(), names->end(), [&](const ArchName& n) { return ArchNameMatches(n, t); });
+    const bool present =
+        names && std::any_of(names->begin(), names->end(), [&](const ArchName& n) { return ArchNameMatches(n, t); });
     const std::string entry = RenderLike(example, t);
     if (!present && added.find(entry) == std::string::npos) added += sep + entry;
   }
@@ -151,8 +156,8 @@ Result<std::string> WidenLiteral(std::string_view contents, const Finding& findi
   const std::string_view fragment = contents.substr(finding.span.begin, finding.span.end - finding.span.begin);
   const std::string shape = finding.python() ? finding.python()->shape : "";
   if (shape == "condition") {
-    return Error{fmt::format("'{}' (condition gate) is a single value, not a list: widen it with a text edit", fragment),
-                 where};
+    return Error{
+        fmt::format("'{}' (condition gate) is a single value, not a list: widen it with a text edit", fragment), where};
   }
   Result<std::vector<Token>> tokens = Tokenize(finding.file, fragment);
   size_t next = 0;
@@ -162,7 +167,8 @@ Result<std::string> WidenLiteral(std::string_view contents, const Finding& findi
   if (!lit || ts.tokens[next].kind != TokenKind::kNewline) {
     return Error{fmt::format("'{}' is not a literal archpatch can widen", fragment), where};
   }
-  if (lit->kind == LiteralKind::kString && (shape == "arch-list-string" || shape == "keyword" || shape == "assignment")) {
+  if (lit->kind == LiteralKind::kString &&
+      (shape == "arch-list-string" || shape == "keyword" || shape == "assignment")) {
     return WidenListString(fragment, *lit, targets);
   }
   if (!lit->IsCollection()) {

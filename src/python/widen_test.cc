@@ -50,7 +50,8 @@ TEST(WidenLiteral, MultiLineLiteralsGetANewLineWithTheSameIndentation) {
 }
 
 TEST(WidenLiteral, CapabilityPairs) {
-  const std::string src = "def f():\n    cap = torch.cuda.get_device_capability()\n    return cap in [(9, 0), (10, 0)]\n";
+  const std::string src =
+      "def f():\n    cap = torch.cuda.get_device_capability()\n    return cap in [(9, 0), (10, 0)]\n";
   EXPECT_EQ(Widen(src, "sm_120", AddMode::kCapability), "[(9, 0), (10, 0), (12, 0)]");
   EXPECT_EQ(Widen(src, "sm_120,sm_121", AddMode::kCapability), "[(9, 0), (10, 0), (12, 0), (12, 1)]");
   const std::string tight = "device_capabilities = [(9,0)]\n";
@@ -67,7 +68,8 @@ TEST(WidenLiteral, ArchStringsKeepQuotesAndForm) {
   EXPECT_EQ(Widen("admissible_archs = ['sm_90', 'sm_100']\n"), "['sm_90', 'sm_100', 'sm_120']");
   EXPECT_EQ(Widen("admissible_archs = ['sm_90a']\n", "sm_120f"), "['sm_90a', 'sm_120f']");
   EXPECT_EQ(Widen("cuda_archs = ('9.0a', '10.0a')\n"), "('9.0a', '10.0a', '12.0a')");
-  EXPECT_EQ(Widen("if backend in (\"100\", \"103\"):\n    pass\n", "sm_120,sm_121"), "(\"100\", \"103\", \"120\", \"121\")");
+  EXPECT_EQ(Widen("if backend in (\"100\", \"103\"):\n    pass\n", "sm_120,sm_121"),
+            "(\"100\", \"103\", \"120\", \"121\")");
 }
 
 TEST(WidenLiteral, ArchListStrings) {
@@ -95,8 +97,10 @@ TEST(WidenLiteral, EmptyLiteralsFollowTheMode) {
 
 TEST(WidenLiteral, RefusesWhatIsNoList) {
   const std::string cmp = "def f():\n    major, minor = torch.cuda.get_device_capability()\n    return major >= 10\n";
-  EXPECT_EQ(Widen(cmp), "error: w.py:3:12: '10' (comparison gate) is a single value, not a list: widen it with a text edit");
-  const std::string cond = "def f():\n    major, minor = torch.cuda.get_device_capability()\n    return major == 12 and minor == 0\n";
+  EXPECT_EQ(Widen(cmp),
+            "error: w.py:3:12: '10' (comparison gate) is a single value, not a list: widen it with a text edit");
+  const std::string cond =
+      "def f():\n    major, minor = torch.cuda.get_device_capability()\n    return major == 12 and minor == 0\n";
   EXPECT_NE(Widen(cond).find("(condition gate) is a single value"), std::string::npos);
   EXPECT_EQ(Widen(Kw("[9, 10]"), "sm_120", AddMode::kCapability),
             "error: w.py:1:3: '[9, 10]' holds majors; the rule asks to add a (major, minor) capability");

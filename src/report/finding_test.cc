@@ -48,8 +48,8 @@ TEST(FindingJson, DirectiveKeysInTheDocumentedOrder) {
 
 TEST(FindingJson, UnfilledResolutionFieldsAreLeftOut) {
   const json j = ToJson(DirectiveGate());
-  for (const char* key : {"via", "direction", "class", "class_reason", "target_takes", "defines", "holds", "enables",
-                          "root"}) {
+  for (const char* key :
+       {"via", "direction", "class", "class_reason", "target_takes", "defines", "holds", "enables", "root"}) {
     EXPECT_FALSE(j.contains(key)) << key;
   }
 }
@@ -65,7 +65,8 @@ TEST(FindingJson, ARuntimeGateSaysItsDirectionAndViaAfterItsForm) {
   EXPECT_EQ(j["via"].dump(),
             R"([{"file":"csrc/arch.h","line":12,"column":3,"text":"constexpr int kSM_100 = 100","name":"kSM_100"}])");
   const std::vector<std::string> keys = Keys(j);
-  EXPECT_EQ(std::vector<std::string>(keys.end() - 3, keys.end()), (std::vector<std::string>{"form", "direction", "via"}));
+  EXPECT_EQ(std::vector<std::string>(keys.end() - 3, keys.end()),
+            (std::vector<std::string>{"form", "direction", "via"}));
 }
 
 TEST(FindingJson, APredicateCallStepListsTheArchesItIsFalseOn) {
@@ -111,7 +112,8 @@ TEST(FindingJson, ClassSitsBesideTheBlockForDirectivesAndLastForOthers) {
   p.kind = gate::Kind::kPythonGate;
   p.form = gate::PythonForm{};
   p.no_image_binaries = {"pkg/_C.so"};
-  p.exclusion = gate::Classification{gate::ExclusionClass::kRefusal, "the target is refused or skipped here", std::nullopt};
+  p.exclusion =
+      gate::Classification{gate::ExclusionClass::kRefusal, "the target is refused or skipped here", std::nullopt};
   p.root = gate::RootLink{"G2", "pkg/a.py", 3, 7};
   j = ToJson(p);
   keys = Keys(j);

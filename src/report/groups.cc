@@ -13,9 +13,7 @@
 namespace archpatch::report {
 namespace {
 
-std::string Plural(size_t n, std::string_view word) {
-  return fmt::format("{} {}{}", n, word, n == 1 ? "" : "s");
-}
+std::string Plural(size_t n, std::string_view word) { return fmt::format("{} {}{}", n, word, n == 1 ? "" : "s"); }
 
 // "!(A) && !(B)" -> "A": the earlier branch an #else follows, for the one-line form.
 std::string FirstNegatedTerm(const std::string& effective) {
@@ -32,8 +30,9 @@ std::string FirstNegatedTerm(const std::string& effective) {
 std::string Condition(const Finding& f) {
   std::string text = f.text;
   if (const gate::DirectiveForm* d = f.directive()) {
-    text = d->directive == gate::DirectiveKind::kElse ? "#else of " + FirstNegatedTerm(d->effective)
-                                                      : fmt::format("#{} {}", gate::DirectiveName(d->directive), f.text);
+    text = d->directive == gate::DirectiveKind::kElse
+               ? "#else of " + FirstNegatedTerm(d->effective)
+               : fmt::format("#{} {}", gate::DirectiveName(d->directive), f.text);
   }
   std::string folded;  // one line: runs of whitespace (continued conditions) become one space
   for (char c : text) {
@@ -84,9 +83,8 @@ void PrintFeatureLines(std::FILE* out, const std::vector<const Group*>& hw, cons
       files.insert(findings[g->root].file);
       for (size_t p : g->places) files.insert(findings[p].file);
     }
-    fmt::print(out, "  {:<10} {}: {} ({} in {}), code that {} lacks; widening cannot help\n", "hardware",
-               feature, Plural(groups.size(), "root cause"), Plural(places, "place"), Plural(files.size(), "file"),
-               o.target);
+    fmt::print(out, "  {:<10} {}: {} ({} in {}), code that {} lacks; widening cannot help\n", "hardware", feature,
+               Plural(groups.size(), "root cause"), Plural(places, "place"), Plural(files.size(), "file"), o.target);
     if (!o.each) continue;
     for (const Group* g : groups) PrintLine(out, *g, findings, o);
   }
@@ -94,8 +92,9 @@ void PrintFeatureLines(std::FILE* out, const std::vector<const Group*>& hw, cons
 
 void PrintDistribution(std::FILE* out, const std::string& dist, std::vector<const Group*> groups,
                        const std::vector<Finding>& findings, const HumanOptions& o) {
-  std::stable_sort(groups.begin(), groups.end(),
-                   [](const Group* a, const Group* b) { return gate::ClassRank(a->klass) < gate::ClassRank(b->klass); });
+  std::stable_sort(groups.begin(), groups.end(), [](const Group* a, const Group* b) {
+    return gate::ClassRank(a->klass) < gate::ClassRank(b->klass);
+  });
   size_t places = 0;
   for (const Group* g : groups) places += 1 + g->places.size();
   fmt::print(out, "{} ({}, {})\n", dist, Plural(groups.size(), "root cause"), Plural(places, "place"));
@@ -125,8 +124,7 @@ void PrintSummary(std::FILE* out, const std::vector<const Group*>& shown, size_t
     fmt::print(out, "no root cause keeps {} out ({} files scanned)", o.target, o.files_scanned);
   } else {
     fmt::print(out, "{} keep{} {} out ({} in {}); {} hardware-exclusive", Plural(shown.size(), "root cause"),
-               shown.size() == 1 ? "s" : "", o.target,
-               Plural(places, "place"), Plural(files.size(), "file"), hw);
+               shown.size() == 1 ? "s" : "", o.target, Plural(places, "place"), Plural(files.size(), "file"), hw);
   }
   if (hidden > 0) fmt::print(out, "; {} not shown (legacy fallbacks, other chips' paths: --show-all)", hidden);
   fmt::print(out, "\n");
@@ -135,7 +133,9 @@ void PrintSummary(std::FILE* out, const std::vector<const Group*>& shown, size_t
     fmt::print(out, "next: {} covered by shipped rules: archpatch apply --rule {} (add --dry-run to see the edits)\n",
                Plural(covered, "root cause"), fmt::join(rules, " --rule "));
   }
-  if (!o.each) fmt::print(out, "next: --each lists every place with why and whether widening is safe; --json or --sarif for tools\n");
+  if (!o.each)
+    fmt::print(out,
+               "next: --each lists every place with why and whether widening is safe; --json or --sarif for tools\n");
 }
 
 }  // namespace
@@ -167,23 +167,33 @@ nlohmann::ordered_json GroupsJson(const std::vector<Group>& groups, const std::v
     nlohmann::ordered_json places = nlohmann::ordered_json::array();
     for (size_t p : g.places) {
       const Finding& f = findings[p];
-      places.push_back({{"file", f.file}, {"line", f.line}, {"column", f.column}, {"text", f.text},
+      places.push_back({{"file", f.file},
+                        {"line", f.line},
+                        {"column", f.column},
+                        {"text", f.text},
                         {"class", f.exclusion ? gate::ExclusionClassName(f.exclusion->klass) : ""}});
     }
-    out.push_back({{"id", g.id},
-                   {"root", {{"file", r.file}, {"line", r.line}, {"column", r.column}, {"text", r.text}, {"kind", gate::KindName(r.kind)}}},
-                   {"class", gate::ExclusionClassName(g.klass)},
-                   {"reason", g.reason},
-                   {"distribution", g.distribution},
-                   {"switches_off", g.switches_off},
-                   {"places", places},
-                   {"widen", {{"verdict", gate::WidenSafetyName(g.widen)}, {"reasons", g.widen_reasons}, {"features", g.features}}},
-                   {"covered_by", g.covered_by},
-                   {"known_unsafe", g.known_unsafe ? nlohmann::ordered_json{{"id", g.known_unsafe->id},
-                                                                          {"what", g.known_unsafe->what},
-                                                                          {"because", g.known_unsafe->because},
-                                                                          {"reported", g.known_unsafe->reported}}
-                                                   : nlohmann::ordered_json(nullptr)}});
+    out.push_back(
+        {{"id", g.id},
+         {"root",
+          {{"file", r.file},
+           {"line", r.line},
+           {"column", r.column},
+           {"text", r.text},
+           {"kind", gate::KindName(r.kind)}}},
+         {"class", gate::ExclusionClassName(g.klass)},
+         {"reason", g.reason},
+         {"distribution", g.distribution},
+         {"switches_off", g.switches_off},
+         {"places", places},
+         {"widen",
+          {{"verdict", gate::WidenSafetyName(g.widen)}, {"reasons", g.widen_reasons}, {"features", g.features}}},
+         {"covered_by", g.covered_by},
+         {"known_unsafe", g.known_unsafe ? nlohmann::ordered_json{{"id", g.known_unsafe->id},
+                                                                  {"what", g.known_unsafe->what},
+                                                                  {"because", g.known_unsafe->because},
+                                                                  {"reported", g.known_unsafe->reported}}
+                                         : nlohmann::ordered_json(nullptr)}});
   }
   return out;
 }

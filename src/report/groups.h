@@ -17,9 +17,9 @@ namespace archpatch::report {
 using gate::Group;
 
 struct HumanOptions {
-  std::string target;              // "sm_120"
-  bool each = false;               // --each: every place under its root cause
-  bool show_all = false;           // --show-all: legacy and other-arch groups too
+  std::string target;     // "sm_120"
+  bool each = false;      // --each: every place under its root cause
+  bool show_all = false;  // --show-all: legacy and other-arch groups too
   bool color = false;
   std::vector<std::string> arch_order;  // for verdicts with --each
   size_t files_scanned = 0;

@@ -41,7 +41,8 @@ std::string Kernels(const Finding& f) {
 std::string BlockLine(const Finding& f) {
   if (!f.block) return "";
   const int first = f.block->first_line, last = f.block->last_line, lines = f.block->lines();
-  std::string out = lines == 0 ? "empty" : fmt::format("lines {}-{} ({} line{})", first, last, lines, lines == 1 ? "" : "s");
+  std::string out =
+      lines == 0 ? "empty" : fmt::format("lines {}-{} ({} line{})", first, last, lines, lines == 1 ? "" : "s");
   std::string kernels = Kernels(f);
   if (!kernels.empty()) out += ", __global__ kernels: " + kernels;
   return out;
@@ -50,8 +51,9 @@ std::string BlockLine(const Finding& f) {
 // "#if __CUDA_ARCH__ >= 900", "#else", "NV_IF_TARGET(NV_PROVIDES_SM_90, ...)", or the text.
 std::string Headline(const Finding& f) {
   if (const gate::DirectiveForm* d = f.directive()) {
-    return d->directive == gate::DirectiveKind::kElse ? "#else"
-                                                      : fmt::format("#{} {}", gate::DirectiveName(d->directive), f.text);
+    return d->directive == gate::DirectiveKind::kElse
+               ? "#else"
+               : fmt::format("#{} {}", gate::DirectiveName(d->directive), f.text);
   }
   if (const gate::NvTargetForm* n = f.nv_target()) {
     return n->branch == "else" ? fmt::format("{}({}, ..., <else>)", n->macro, f.text)
@@ -106,27 +108,31 @@ std::string WhatItMeans(const Finding& f, const std::string& target) {
   std::string kernels = Kernels(f);
   if (f.kind == gate::Kind::kCudaGate && f.directive()) {
     if (!kernels.empty()) {
-      return fmt::format("built for {}, kernels {} are not compiled at all: launching them fails "
-                         "(no kernel image) or the build fails",
-                         target, kernels);
+      return fmt::format(
+          "built for {}, kernels {} are not compiled at all: launching them fails "
+          "(no kernel image) or the build fails",
+          target, kernels);
     }
     if (!f.scope.empty()) {
-      return fmt::format("built for {}, these lines of {} are left out: if that is a kernel's body, it "
-                         "launches and silently does nothing",
-                         target, f.scope);
+      return fmt::format(
+          "built for {}, these lines of {} are left out: if that is a kernel's body, it "
+          "launches and silently does nothing",
+          target, f.scope);
     }
-    return fmt::format("built for {}, this code is left out; what it does (a fast path, a feature macro, "
-                       "a check) does not exist on {}",
-                       target, target);
+    return fmt::format(
+        "built for {}, this code is left out; what it does (a fast path, a feature macro, "
+        "a check) does not exist on {}",
+        target, target);
   }
   if (f.kind == gate::Kind::kCudaGate) {
     return fmt::format("on {} this <nv/target> branch is not compiled; the code falls to another branch or to nothing",
                        target);
   }
   if (f.kind == gate::Kind::kCppRuntimeGate) {
-    return fmt::format("at run time on a {} GPU this check refuses or skips the operation, even where the kernels "
-                       "could run",
-                       target);
+    return fmt::format(
+        "at run time on a {} GPU this check refuses or skips the operation, even where the kernels "
+        "could run",
+        target);
   }
   if (f.kind == gate::Kind::kPythonGate) {
     return fmt::format("the Python package refuses or skips {} here (JIT build flags or dispatch)", target);

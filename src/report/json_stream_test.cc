@@ -30,8 +30,13 @@ std::string Streamed(F write) {
 
 TEST(JsonObjectStream, SameBytesAsTheWholeDocumentsDump) {
   const Json findings = Json::array({
-      {{"file", "a.cu"}, {"line", 3}, {"text", "#if __CUDA_ARCH__ >= 900\n  x"}, {"verdict", {{"sm_120", "false"}}},
-       {"via", Json::array({{{"name", "kSM_100"}}})}, {"empty", Json::object()}, {"none", Json::array()}},
+      {{"file", "a.cu"},
+       {"line", 3},
+       {"text", "#if __CUDA_ARCH__ >= 900\n  x"},
+       {"verdict", {{"sm_120", "false"}}},
+       {"via", Json::array({{{"name", "kSM_100"}}})},
+       {"empty", Json::object()},
+       {"none", Json::array()}},
       {{"file", "b.py"}, {"line", 1}, {"tabs\tand \"quotes\"", nullptr}},
   });
   Json doc;

@@ -16,9 +16,9 @@
 namespace archpatch::report {
 
 struct SarifOptions {
-  std::string target;         // "sm_120"
-  std::string tool_version;   // archpatch's version
-  std::string working_dir;    // absolute; relative file paths resolve against it (%SRCROOT%)
+  std::string target;        // "sm_120"
+  std::string tool_version;  // archpatch's version
+  std::string working_dir;   // absolute; relative file paths resolve against it (%SRCROOT%)
 };
 
 nlohmann::ordered_json ToSarif(const std::vector<Group>& groups, const std::vector<Finding>& findings,

@@ -27,8 +27,28 @@ struct Doc {
   std::vector<Group> groups;
   nlohmann::ordered_json sarif;
   Doc() {
-    Group hw{"G1", 0, {1}, gate::ExclusionClass::kHardwareExclusive, "needs wgmma", gate::WidenSafety::kUnsafe, {"it enables 1 block"}, {"wgmma"}, {}, "pkg", "file config.hpp"};
-    Group fast{"G2", 2, {}, gate::ExclusionClass::kFastPath, "generic path", gate::WidenSafety::kSafe, {"no instruction"}, {}, {"rule-x"}, "abs", "kernel k"};
+    Group hw{"G1",
+             0,
+             {1},
+             gate::ExclusionClass::kHardwareExclusive,
+             "needs wgmma",
+             gate::WidenSafety::kUnsafe,
+             {"it enables 1 block"},
+             {"wgmma"},
+             {},
+             "pkg",
+             "file config.hpp"};
+    Group fast{"G2",
+               2,
+               {},
+               gate::ExclusionClass::kFastPath,
+               "generic path",
+               gate::WidenSafety::kSafe,
+               {"no instruction"},
+               {},
+               {"rule-x"},
+               "abs",
+               "kernel k"};
     groups = {hw, fast};
     sarif = ToSarif(groups, findings, {"sm_120", "0.1.0", "/work/tree"});
   }
@@ -54,7 +74,8 @@ TEST(Sarif, OneRulePerClassAndEveryResultNamesOneByIdAndIndex) {
     ids.insert(r["id"].get<std::string>());
     EXPECT_TRUE(r["shortDescription"]["text"].is_string());
   }
-  EXPECT_EQ(ids, (std::set<std::string>{"refusal", "empty", "fast-path", "hardware-exclusive", "legacy", "other-arch"}));
+  EXPECT_EQ(ids,
+            (std::set<std::string>{"refusal", "empty", "fast-path", "hardware-exclusive", "legacy", "other-arch"}));
   for (const auto& result : run["results"]) {
     const int index = result["ruleIndex"];
     EXPECT_EQ(rules[index]["id"], result["ruleId"]);

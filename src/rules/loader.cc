@@ -85,8 +85,7 @@ std::vector<fs::path> RuleFilesIn(const fs::path& dir) {
       files.push_back(entry.path());
     }
   }
-  std::sort(files.begin(), files.end(),
-            [](const fs::path& a, const fs::path& b) { return a.stem() < b.stem(); });
+  std::sort(files.begin(), files.end(), [](const fs::path& a, const fs::path& b) { return a.stem() < b.stem(); });
   return files;
 }
 

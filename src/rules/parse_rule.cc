@@ -16,8 +16,8 @@
 namespace archpatch::rules {
 namespace {
 
-const std::vector<std::string_view> kRuleKeys = {"id", "summary", "notes", "distribution", "versions",
-                                                 "targets", "caches", "edits"};
+const std::vector<std::string_view> kRuleKeys = {"id",       "summary", "notes",  "distribution",
+                                                 "versions", "targets", "caches", "edits"};
 const std::vector<std::string_view> kRuleRequired = {"id", "summary", "distribution", "targets", "edits"};
 const std::vector<std::string_view> kEditKinds = {"python-gate", "cuda-gate", "replace"};
 const std::vector<std::string_view> kEditKeys = {"file", "python-gate", "cuda-gate", "replace", "expect"};
@@ -70,10 +70,9 @@ Result<std::string> Choice(const YamlReader& r, const YAML::Node& map, const cha
   if (!map[key]) return std::string(fallback);
   if (std::find(choices.begin(), choices.end(), *value) != choices.end()) return *value;
   const std::string guess = ClosestName(*value, choices);
-  return r.ErrorAt(r.Value(map, key),
-                   fmt::format("unknown {} '{}'{} (one of: {})", key, *value,
-                               guess.empty() ? "" : fmt::format(", did you mean '{}'?", guess),
-                               fmt::join(choices, ", ")));
+  return r.ErrorAt(r.Value(map, key), fmt::format("unknown {} '{}'{} (one of: {})", key, *value,
+                                                  guess.empty() ? "" : fmt::format(", did you mean '{}'?", guess),
+                                                  fmt::join(choices, ", ")));
 }
 
 Result<EditAction> ParseCudaGate(const YamlReader& r, const YAML::Node& node) {
@@ -111,8 +110,9 @@ Result<EditAction> ParsePythonGate(const YamlReader& r, const YAML::Node& node) 
   Result<std::string> name = OptionalString(r, node, "name");
   if (!name) return name.error();
   if (scope->empty() && name->empty()) {
-    return r.ErrorAt(node, "python-gate needs 'scope' or 'name' (or both): an edit must not widen "
-                           "every gate of a file by accident");
+    return r.ErrorAt(node,
+                     "python-gate needs 'scope' or 'name' (or both): an edit must not widen "
+                     "every gate of a file by accident");
   }
   Result<std::string> add = Choice(r, node, "add", kAddForms, "major");
   if (!add) return add.error();
@@ -148,10 +148,10 @@ Result<Edit> ParseEdit(const YamlReader& r, const YAML::Node& node, size_t index
     if (node[std::string(kind)]) kinds.push_back(kind);
   }
   if (kinds.size() != 1) {
-    return r.ErrorAt(node, kinds.empty()
-                               ? fmt::format("{} needs one of python-gate, cuda-gate, replace", what)
-                               : fmt::format("{} has both '{}' and '{}'; an edit makes exactly one "
-                                             "change (write two edits)", what, kinds[0], kinds[1]));
+    return r.ErrorAt(node, kinds.empty() ? fmt::format("{} needs one of python-gate, cuda-gate, replace", what)
+                                         : fmt::format("{} has both '{}' and '{}'; an edit makes exactly one "
+                                                       "change (write two edits)",
+                                                       what, kinds[0], kinds[1]));
   }
   Edit edit;
   edit.where = r.At(node);
@@ -170,7 +170,8 @@ Result<Edit> ParseEdit(const YamlReader& r, const YAML::Node& node, size_t index
   edit.action = std::move(*action);
   Result<std::optional<long>> expect = r.Integer(node, "expect");
   if (!expect) return expect.error();
-  if (*expect && **expect < 0) return r.ErrorAt(node["expect"], fmt::format("'expect' must be 0 or more, found {}", **expect));
+  if (*expect && **expect < 0)
+    return r.ErrorAt(node["expect"], fmt::format("'expect' must be 0 or more, found {}", **expect));
   if (*expect) edit.expect = static_cast<int>(**expect);
   return edit;
 }
@@ -195,7 +196,8 @@ Status ParseHeader(const YamlReader& r, const YAML::Node& root, const std::files
     return r.ErrorAt(root["id"], fmt::format("id '{}' is longer than {} bytes", Shown(*id), kMaxIdBytes));
   }
   if (!IsRuleId(*id)) {
-    return r.ErrorAt(root["id"], fmt::format("id '{}' must be lowercase letters, digits, '.', '_' and '-'", Shown(*id)));
+    return r.ErrorAt(root["id"],
+                     fmt::format("id '{}' must be lowercase letters, digits, '.', '_' and '-'", Shown(*id)));
   }
   const std::string stem = file.stem().string();
   if ((file.extension() == ".yaml" || file.extension() == ".yml") && stem != *id) {
@@ -230,10 +232,9 @@ Status ParseCaches(const YamlReader& r, const YAML::Node& root, const std::vecto
     if (!known.empty() && std::find(known.begin(), known.end(), name) == known.end()) {
       std::vector<std::string_view> candidates(known.begin(), known.end());
       const std::string guess = ClosestName(name, candidates);
-      return r.ErrorAt(root["caches"][i],
-                       fmt::format("unknown cache '{}'{} (rules/caches.yaml declares: {})", name,
-                                   guess.empty() ? "" : fmt::format(", did you mean '{}'?", guess),
-                                   fmt::join(known, ", ")));
+      return r.ErrorAt(root["caches"][i], fmt::format("unknown cache '{}'{} (rules/caches.yaml declares: {})", name,
+                                                      guess.empty() ? "" : fmt::format(", did you mean '{}'?", guess),
+                                                      fmt::join(known, ", ")));
     }
     rule.caches.push_back(name);
   }

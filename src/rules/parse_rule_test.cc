@@ -95,8 +95,7 @@ TEST(ParseRule, WrongTypesAndMissingKeys) {
 }
 
 TEST(ParseRule, ImpossibleCombinations) {
-  EXPECT_EQ(ErrorOf("    expect: 1", "    expect: -1"),
-            "demo-sm12x.yaml:14:13: 'expect' must be 0 or more, found -1");
+  EXPECT_EQ(ErrorOf("    expect: 1", "    expect: -1"), "demo-sm12x.yaml:14:13: 'expect' must be 0 or more, found -1");
   EXPECT_EQ(ErrorOf("    expect: 1", "    replace: {old: a, new: b}"),
             "demo-sm12x.yaml:10:5: edit 1 has both 'python-gate' and 'replace'; an edit makes "
             "exactly one change (write two edits)");

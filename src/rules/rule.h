@@ -53,7 +53,7 @@ struct Replace {
 using EditAction = std::variant<CudaGate, PythonGate, Replace>;
 
 struct Edit {
-  std::string file;           // relative to site-packages, as in RECORD; glob characters * ? [ ]
+  std::string file;  // relative to site-packages, as in RECORD; glob characters * ? [ ]
   EditAction action;
   std::optional<int> expect;  // number of matched places (already-satisfied ones included)
   Location where;             // the edit's position in the rule file

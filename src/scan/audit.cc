@@ -38,7 +38,7 @@ class FileBytes {
     Unmap();
     int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
     if (fd < 0) return Error{fmt::format("cannot read: {}", std::strerror(errno)), Location{path}};
-    struct stat st {};
+    struct stat st{};
     size_t size = ::fstat(fd, &st) == 0 ? static_cast<size_t>(st.st_size) : 0;
     if (size > kMaxSourceBytes) {
       ::close(fd);
@@ -67,7 +67,9 @@ class FileBytes {
     Unmap();
     if (buffer_.capacity() > kKeep) std::string().swap(buffer_);
   }
-  std::string_view view() const { return mapped_ ? std::string_view(mapped_, mapped_size_) : std::string_view(buffer_); }
+  std::string_view view() const {
+    return mapped_ ? std::string_view(mapped_, mapped_size_) : std::string_view(buffer_);
+  }
 
  private:
   static constexpr size_t kReadLimit = 4 << 20;
@@ -126,7 +128,7 @@ struct WorkerResult {
   std::vector<Finding> findings;
   std::vector<Error> errors, warnings;
   DefinitionsByFile definitions;
-  std::vector<std::string> rescanned;  // later rounds: the files scanned again
+  std::vector<std::string> rescanned;          // later rounds: the files scanned again
   std::vector<python::ModuleSummary> modules;  // for the package model
   size_t parsed = 0;
 };
@@ -137,7 +139,11 @@ class AuditRun {
   // later round, only files that mention one of them are scanned (directives always checked).
   AuditRun(const AuditOptions& options, std::vector<std::string> files, const cuda::MacroEnv& env,
            const std::set<std::string, std::less<>>* names = nullptr)
-      : options_(options), env_(env), names_(names), files_(std::move(files)), prefilter_(env),
+      : options_(options),
+        env_(env),
+        names_(names),
+        files_(std::move(files)),
+        prefilter_(env),
         arches_(VerdictArches(options.target, options.against)) {
     target_ = options.target.name();
     for (size_t a = 1; a < arches_.size(); ++a) others_.push_back(arches_[a].name());
@@ -179,14 +185,15 @@ class AuditRun {
     }
     SortFindings(report.findings);
     auto by_place = [](const Error& a, const Error& b) {
-      return std::tie(a.where.file, a.where.line, a.where.column) < std::tie(b.where.file, b.where.line, b.where.column);
+      return std::tie(a.where.file, a.where.line, a.where.column) <
+             std::tie(b.where.file, b.where.line, b.where.column);
     };
     std::stable_sort(report.errors.begin(), report.errors.end(), by_place);
     std::stable_sort(report.warnings.begin(), report.warnings.end(), by_place);
     return report;
   }
 
- DefinitionsByFile& definitions() { return definitions_; }
+  DefinitionsByFile& definitions() { return definitions_; }
   const std::set<std::string>& rescanned() const { return rescanned_; }
 
  private:
@@ -199,7 +206,7 @@ class AuditRun {
 
   void ScanOne(const std::string& path, WorkerResult& out) {
     thread_local FileBytes file;
-    struct stat st {};
+    struct stat st{};
     const size_t size = ::stat(path.c_str(), &st) == 0 ? static_cast<size_t>(st.st_size) : 0;
     const size_t taken = budget_.Take(size);
     ScanBytes(path, file, out);
@@ -244,7 +251,8 @@ class AuditRun {
     for (Finding& f : *found) {
       if (ExcludesTarget(f, target_, others_)) kept.push_back(std::move(f));
     }
-    const bool gated = std::any_of(kept.begin(), kept.end(), [](const Finding& f) { return f.kind == gate::Kind::kCudaGate; });
+    const bool gated =
+        std::any_of(kept.begin(), kept.end(), [](const Finding& f) { return f.kind == gate::Kind::kCudaGate; });
     if (gated && options_.after_cuda_file && KindOf(path) == FileKind::kCuda) {
       ScannedFile scanned{path, contents, tokens, env_};
       options_.after_cuda_file(scanned, kept, out.warnings);
@@ -289,8 +297,9 @@ void ApplyPackageMacros(const AuditOptions& options, const std::vector<std::stri
     AuditReport more = again.Run();
     const std::set<std::string>& rescanned = again.rescanned();
     for (const auto& [file, defs] : again.definitions()) definitions[file] = defs;
-    std::erase_if(report.findings,
-                  [&](const Finding& f) { return f.kind != gate::Kind::kCppRuntimeGate && rescanned.count(f.file) > 0; });
+    std::erase_if(report.findings, [&](const Finding& f) {
+      return f.kind != gate::Kind::kCppRuntimeGate && rescanned.count(f.file) > 0;
+    });
     report.findings.insert(report.findings.end(), more.findings.begin(), more.findings.end());
     SortFindings(report.findings);
   }
@@ -308,7 +317,7 @@ std::vector<arch::Arch> VerdictArches(const arch::Arch& target, const std::vecto
 
 bool ExcludesTarget(const Finding& f, const std::string& target, const std::vector<std::string>& others) {
   if (f.VerdictFor(target) != Tri::kFalse) return false;
-  if (f.direction == gate::Direction::kFallback) return false;  // the target takes the other path
+  if (f.direction == gate::Direction::kFallback) return false;      // the target takes the other path
   if (Holds(f.chain.enclosing, target, Tri::kFalse)) return false;  // the outer gate is the cause
   // The target takes an earlier branch of the chain: excluded only when that branch refuses or is
   // empty (`#if !defined(__CUDA_ARCH_FEAT_SM90_ALL) <error> #else <kernel body>`).

@@ -46,12 +46,12 @@ struct AuditOptions {
 };
 
 struct AuditReport {
-  std::vector<arch::Arch> arches;  // the verdict columns: target first, then the others
-  std::vector<Finding> findings;   // gates excluding the target, sorted by file, line, column
-  size_t files_scanned = 0;        // files read (the prefilter's rejects included)
-  size_t files_parsed = 0;         // files libclang or the Python scanner examined
-  std::vector<Error> errors;       // files skipped: unreadable, unparsable
-  std::vector<Error> warnings;     // malformed conditions, unbalanced directives (file goes on)
+  std::vector<arch::Arch> arches;           // the verdict columns: target first, then the others
+  std::vector<Finding> findings;            // gates excluding the target, sorted by file, line, column
+  size_t files_scanned = 0;                 // files read (the prefilter's rejects included)
+  size_t files_parsed = 0;                  // files libclang or the Python scanner examined
+  std::vector<Error> errors;                // files skipped: unreadable, unparsable
+  std::vector<Error> warnings;              // malformed conditions, unbalanced directives (file goes on)
   std::vector<std::string> named_binaries;  // PATHs that are binaries, not read as source (walk.h)
   // The feature macros the package #defines per arch, as the findings were evaluated with them
   // (cuda::MacroEnv::per_arch; the hazard checks take the same).

@@ -28,7 +28,8 @@ PerArchMacros ResolvePackageMacros(const std::map<std::string, std::vector<cuda:
   PerArchMacros out;
   for (const auto& [name, where] : state) {
     if (std::all_of(where.begin(), where.end(), [&](Tri t) { return t == where.front(); })) continue;
-    if (std::none_of(where.begin(), where.end(), [](Tri t) { return t == Tri::kFalse; })) continue;  // never known undefined
+    if (std::none_of(where.begin(), where.end(), [](Tri t) { return t == Tri::kFalse; }))
+      continue;  // never known undefined
     auto& per_arch = out[name];
     for (size_t a = 0; a < arches.size(); ++a) per_arch[arches[a].name()] = where[a];
   }

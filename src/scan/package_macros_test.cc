@@ -142,7 +142,8 @@ TEST_F(Package, TheDefineIsTheRootCauseOfItsUsers) {
   ASSERT_NE(define, nullptr);
   ASSERT_EQ(define->places.size(), 1u);
   EXPECT_TRUE(r.findings[define->places[0]].file.ends_with("mma.hpp"));
-  EXPECT_EQ(define->klass, gate::ExclusionClass::kRefusal);  // no hazard pass here: the class comes from the user's #else
+  EXPECT_EQ(define->klass,
+            gate::ExclusionClass::kRefusal);  // no hazard pass here: the class comes from the user's #else
   EXPECT_EQ(define->distribution, (root_ / "pkg").string());
 }
 

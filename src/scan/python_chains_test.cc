@@ -94,7 +94,8 @@ def refuse_then_pick(device):
   std::vector<Finding> own = scanned->findings, resolved;
   MarkChainSiblings({{"mla.py", scanned->summary.chains}}, own, resolved);
   auto at = [&](int line) -> const Finding& {
-    for (const Finding& f : own) if (f.line == line) return f;
+    for (const Finding& f : own)
+      if (f.line == line) return f;
     ADD_FAILURE() << "no finding on line " << line;
     return own.front();
   };

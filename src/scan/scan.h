@@ -28,8 +28,7 @@ FileKind KindOf(std::string_view path);
 // #if condition is not an error of the file: that branch is left out and the rest still comes
 // back (see ScanFileGatesWithWarnings).
 Result<std::vector<Finding>> ScanFileGates(const std::string& path, std::string_view contents,
-                                           const std::vector<arch::Arch>& arches,
-                                           const cuda::MacroEnv& env);
+                                           const std::vector<arch::Arch>& arches, const cuda::MacroEnv& env);
 
 // As ScanFileGates, and also the per-branch problems (malformed conditions, unbalanced #endif)
 // that audit prints as warnings.
@@ -38,7 +37,6 @@ struct FileGates {
   std::vector<Error> warnings;
 };
 Result<FileGates> ScanFileGatesWithWarnings(const std::string& path, std::string_view contents,
-                                            const std::vector<arch::Arch>& arches,
-                                            const cuda::MacroEnv& env);
+                                            const std::vector<arch::Arch>& arches, const cuda::MacroEnv& env);
 
 }  // namespace archpatch::scan

@@ -70,7 +70,8 @@ TEST_P(FixtureTest, FindingsMatchTheInlineExpectations) {
   std::vector<Finding> findings = *found;
   SortFindings(findings);
   std::string listing;
-  for (const Finding& f : findings) listing += fmt::format("  {}:{} {} '{}'\n", f.line, f.column, gate::KindName(f.kind), f.text);
+  for (const Finding& f : findings)
+    listing += fmt::format("  {}:{} {} '{}'\n", f.line, f.column, gate::KindName(f.kind), f.text);
   ASSERT_EQ(findings.size(), expected.size()) << path << " findings:\n" << listing;
   for (size_t i = 0; i < expected.size(); ++i) {
     const Expectation& e = expected[i];
@@ -83,12 +84,11 @@ TEST_P(FixtureTest, FindingsMatchTheInlineExpectations) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(CudaFixtures, FixtureTest, ::testing::ValuesIn(Fixtures()),
-                         [](const auto& info) {
-                           std::string name = info.param.filename().string();
-                           for (char& c : name) c = std::isalnum(static_cast<unsigned char>(c)) ? c : '_';
-                           return name;
-                         });
+INSTANTIATE_TEST_SUITE_P(CudaFixtures, FixtureTest, ::testing::ValuesIn(Fixtures()), [](const auto& info) {
+  std::string name = info.param.filename().string();
+  for (char& c : name) c = std::isalnum(static_cast<unsigned char>(c)) ? c : '_';
+  return name;
+});
 
 TEST(ScanFileGates, ContinuationConditionIsFoldedAndSpansTheRawBytes) {
   std::string text = "#if defined(__CUDA_ARCH__) /* c */ && \\\n    __CUDA_ARCH__ < 1200\nint x;\n#endif\n";
@@ -226,7 +226,11 @@ TEST(Audit, OversizedSourcesAreSkippedAndNamedBinariesAreNotReadAsSource) {
   const std::filesystem::path huge = dir / "huge.cuh", lib = dir / "libk.so", kept = dir / "k.cu";
   std::ofstream(huge) << "#if __CUDA_ARCH__ >= 900\n#endif\n";
   std::filesystem::resize_file(huge, (size_t{64} << 20) + 1);  // sparse: nothing is written
-  std::ofstream(lib, std::ios::binary) << std::string("\x7f" "ELF\x02\x01\x01\0\0\0", 10) << "#if __CUDA_ARCH__ >= 900\n";
+  std::ofstream(lib, std::ios::binary) << std::string(
+                                              "\x7f"
+                                              "ELF\x02\x01\x01\0\0\0",
+                                              10)
+                                       << "#if __CUDA_ARCH__ >= 900\n";
   std::ofstream(kept) << "#if __CUDA_ARCH__ >= 900 && __CUDA_ARCH__ < 1200\nint x;\n#endif\n";
   AuditOptions options;
   options.target = *arch::ParseArch("sm_120");

@@ -13,8 +13,8 @@ namespace archpatch::scan {
 namespace fs = std::filesystem;
 
 bool IsSkippedDirectory(std::string_view name) {
-  static constexpr std::string_view kNames[] = {".git", ".hg", ".svn", "__pycache__", "node_modules", "CMakeFiles",
-                                                "build", ".tox", ".mypy_cache", ".pytest_cache"};
+  static constexpr std::string_view kNames[] = {".git",       ".hg",   ".svn", "__pycache__", "node_modules",
+                                                "CMakeFiles", "build", ".tox", ".mypy_cache", ".pytest_cache"};
   for (std::string_view n : kNames) {
     if (name == n) return true;
   }

@@ -26,8 +26,8 @@ bool IsTestFileName(std::string_view name);
 bool LooksBinary(const std::string& path);
 
 struct WalkOptions {
-  bool keep_tests = false;      // enter IsNonShippingDirectory folders too
-  bool skip_setup_py = false;   // environment audits: setup.py files are build scripts, not the package
+  bool keep_tests = false;     // enter IsNonShippingDirectory folders too
+  bool skip_setup_py = false;  // environment audits: setup.py files are build scripts, not the package
 };
 
 // The files to scan: a PATH naming a file is taken whatever its name unless its bytes are binary;

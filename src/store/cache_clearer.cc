@@ -27,15 +27,16 @@ std::optional<fs::path> PatchedFileInside(const fs::path& root, const std::vecto
 
 CacheClearer MakeCacheClearer(Disk& disk, std::vector<CacheKind> kinds, EnvLookup env,
                               std::vector<std::string>* warnings) {
-  return [&disk, kinds = std::move(kinds), env = std::move(env), warnings](
-             const Entry& entry, const std::vector<fs::path>& changed) {
+  return [&disk, kinds = std::move(kinds), env = std::move(env), warnings](const Entry& entry,
+                                                                           const std::vector<fs::path>& changed) {
     std::vector<CacheRecord> cleared;
     for (const std::string& name : entry.caches) {
       const CacheKind* kind = FindCacheKind(kinds, name);
       if (!kind) {
-        warnings->push_back(fmt::format("cache '{}' named by rule '{}' is not declared in caches.yaml; "
-                                        "not cleared",
-                                        name, entry.rule));
+        warnings->push_back(
+            fmt::format("cache '{}' named by rule '{}' is not declared in caches.yaml; "
+                        "not cleared",
+                        name, entry.rule));
         continue;
       }
       Result<fs::path> root = ResolveCacheRoot(*kind, env);

@@ -47,7 +47,7 @@ Result<CacheKind> ParseKind(const YAML::Node& node, const YamlReader& r) {
       (key == "name" ? kind.name : key == "root" ? kind.root : kind.description) = value.Scalar();
     } else {
       return r.ErrorAt(item.first,
-                fmt::format("unknown key '{}' (expected name, description, root, ninja, used_by)", key));
+                       fmt::format("unknown key '{}' (expected name, description, root, ninja, used_by)", key));
     }
   }
   if (kind.name.empty()) return r.ErrorAt(node, "a cache kind needs a 'name'");
@@ -244,7 +244,8 @@ Status CheckCacheRoot(const fs::path& root, const EnvLookup& env) {
   fs::path normal = root.lexically_normal();
   if (!normal.is_absolute()) return Error{fmt::format("cache root '{}' is not absolute", root.string()), {}};
   if (normal == normal.root_path()) return Error{"refusing to clear '/'", {}};
-  const Error home_error{fmt::format("refusing to clear '{}': it is the home folder or contains it", root.string()), {}};
+  const Error home_error{fmt::format("refusing to clear '{}': it is the home folder or contains it", root.string()),
+                         {}};
   for (const fs::path& home : HomeFolders(env)) {
     // Text first (the home may not exist yet), then what both resolve to, then identity: a
     // symlinked $HOME or a bind mount is a second name for the same folder.
@@ -266,8 +267,9 @@ Result<ClearReport> ClearCache(Disk& disk, const CacheKind& kind, const fs::path
   if (!folder->exists()) return report;
   // Checked again on the opened folder: what was checked by name is what gets emptied.
   if (IsForbidden(folder->id(), ProcessEnv())) {
-    return Error{fmt::format("refusing to clear '{}': it is the home folder, '/', or contains the home folder",
-                             root.string()), {}};
+    return Error{
+        fmt::format("refusing to clear '{}': it is the home folder, '/', or contains the home folder", root.string()),
+        {}};
   }
   report.exists = true;
   RemoveTally tally;
@@ -303,7 +305,9 @@ Result<fs::path> ResolveCacheRoot(const CacheKind& kind, const EnvLookup& env) {
   struct stat st;
   if (lstat(resolved.c_str(), &st) == 0 && S_ISLNK(st.st_mode)) {
     return Error{fmt::format("cache root '{}' is a symlink; archpatch never follows one (to clear that cache, "
-                             "point its variable at the folder itself)", root->string()), {}};
+                             "point its variable at the folder itself)",
+                             root->string()),
+                 {}};
   }
   if (Status ok = CheckCacheRoot(resolved, env); !ok) return ok.error();
   return resolved;

@@ -50,9 +50,9 @@ struct ClearReport {
   std::string name;
   fs::path root;
   bool exists = false;
-  bool whole = false;                // the whole cache was emptied (not module by module)
-  std::vector<fs::path> modules;     // ninja module folders removed
-  uint64_t files = 0;                // files and symlinks removed
+  bool whole = false;             // the whole cache was emptied (not module by module)
+  std::vector<fs::path> modules;  // ninja module folders removed
+  uint64_t files = 0;             // files and symlinks removed
   uint64_t bytes = 0;
 };
 

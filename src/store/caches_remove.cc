@@ -51,7 +51,8 @@ Status RemoveAt(int dirfd, const fs::path& shown, int depth, RemoveTally& tally,
 
 // One entry of `dirfd`: a folder is opened with O_NOFOLLOW (so a symlink swapped in fails to open
 // and is unlinked as what it is), emptied and removed; anything else is unlinked.
-Status RemoveEntry(int dirfd, const std::string& name, const fs::path& shown, int depth, RemoveTally& tally, DryRun dry) {
+Status RemoveEntry(int dirfd, const std::string& name, const fs::path& shown, int depth, RemoveTally& tally,
+                   DryRun dry) {
   struct stat st;
   if (fstatat(dirfd, name.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) {
     return errno == ENOENT ? Status(Ok{}) : Status(Errno("inspect", shown / name));
@@ -79,7 +80,8 @@ Status RemoveEntry(int dirfd, const std::string& name, const fs::path& shown, in
 }
 
 Status RemoveAt(int dirfd, const fs::path& shown, int depth, RemoveTally& tally, DryRun dry) {
-  if (depth > kMaxDepth) return Error{fmt::format("'{}' is more than {} folders deep; not cleared", shown.string(), kMaxDepth), {}};
+  if (depth > kMaxDepth)
+    return Error{fmt::format("'{}' is more than {} folders deep; not cleared", shown.string(), kMaxDepth), {}};
   Result<std::vector<std::string>> names = Names(dirfd, shown);
   if (!names) return names.error();
   for (const std::string& name : *names) {
@@ -122,7 +124,8 @@ Result<OpenCacheFolder> OpenCacheFolder::Open(const fs::path& absolute) {
     if (next < 0 && saved == ENOENT) return OpenCacheFolder(-1, absolute);
     if (next < 0 && (saved == ELOOP || saved == ENOTDIR)) {
       return Error{fmt::format("cache root '{}': '{}' is a symlink or not a folder; archpatch never follows one",
-                               absolute.string(), so_far.string()), {}};
+                               absolute.string(), so_far.string()),
+                   {}};
     }
     errno = saved;
     if (next < 0) return Errno("open", so_far);

@@ -35,7 +35,8 @@ class OpenCacheFolder {
   // Opens `absolute` (which must hold no symlink: a resolved path) from '/' down with O_NOFOLLOW.
   // Missing: ok() and !exists(). A symlink or a non-folder at any component is an error.
   static Result<OpenCacheFolder> Open(const std::filesystem::path& absolute);
-  OpenCacheFolder(OpenCacheFolder&& other) noexcept : fd_(std::exchange(other.fd_, -1)), path_(std::move(other.path_)) {}
+  OpenCacheFolder(OpenCacheFolder&& other) noexcept
+      : fd_(std::exchange(other.fd_, -1)), path_(std::move(other.path_)) {}
   OpenCacheFolder& operator=(OpenCacheFolder&&) = delete;
   ~OpenCacheFolder();
 

@@ -23,8 +23,7 @@ TEST(ExpandRoot, DefaultsNestAndVariablesWin) {
   EXPECT_EQ(*ExpandRoot("${FLASHINFER_WORKSPACE_BASE:-$HOME}/.cache/flashinfer",
                         Env({{"HOME", "/home/u"}, {"FLASHINFER_WORKSPACE_BASE", "/ws"}})),
             "/ws/.cache/flashinfer");
-  EXPECT_EQ(*ExpandRoot("${VLLM_CACHE_ROOT:-${XDG_CACHE_HOME:-$HOME/.cache}/vllm}", home_only),
-            "/home/u/.cache/vllm");
+  EXPECT_EQ(*ExpandRoot("${VLLM_CACHE_ROOT:-${XDG_CACHE_HOME:-$HOME/.cache}/vllm}", home_only), "/home/u/.cache/vllm");
   EXPECT_EQ(*ExpandRoot("~/.triton/cache", home_only), "/home/u/.triton/cache");
   Result<fs::path> unset = ExpandRoot("$NOPE/x", home_only);
   ASSERT_FALSE(unset);
@@ -189,7 +188,8 @@ TEST(ResolveCacheRoot, ParentFoldersAreResolved) {
   TempDir dir;
   fs::create_directories(dir.path() / "big/.triton/cache");
   fs::create_directory_symlink(dir.path() / "big", dir.path() / "home");
-  Result<fs::path> root = ResolveCacheRoot(CacheKind{"t", "", (dir.path() / "home/.triton/cache").string(), false, {}}, Env({}));
+  Result<fs::path> root =
+      ResolveCacheRoot(CacheKind{"t", "", (dir.path() / "home/.triton/cache").string(), false, {}}, Env({}));
   ASSERT_TRUE(root) << root.error().str();
   EXPECT_EQ(*root, fs::canonical(dir.path()) / "big/.triton/cache");
 }

@@ -14,9 +14,7 @@ fs::path TempPathFor(const fs::path& path) {
   return path.parent_path() / ("." + path.filename().string() + ".archpatch-tmp");
 }
 
-bool IsTempName(std::string_view name) {
-  return name.size() > 1 && name[0] == '.' && name.ends_with(".archpatch-tmp");
-}
+bool IsTempName(std::string_view name) { return name.size() > 1 && name[0] == '.' && name.ends_with(".archpatch-tmp"); }
 
 // --- FakeDisk ---
 
@@ -110,8 +108,9 @@ bool FaultyDisk::CountWrite() {
 namespace {
 
 Error InjectedError(const fs::path& path) {
-  return Error{fmt::format("cannot write '{}': Input/output error (injected by ARCHPATCH_FAIL_AFTER_WRITES)",
-                           path.string()), {}};
+  return Error{
+      fmt::format("cannot write '{}': Input/output error (injected by ARCHPATCH_FAIL_AFTER_WRITES)", path.string()),
+      {}};
 }
 
 }  // namespace

@@ -163,8 +163,8 @@ bool IsSha256Hex(const std::string& s) {
   return s.size() == 64 && s.find_first_not_of("0123456789abcdef") == std::string::npos;
 }
 
-Status CheckStateRecord(const std::string& path, const std::string& original_sha256,
-                        const std::string& patched_sha256, const std::string& backup) {
+Status CheckStateRecord(const std::string& path, const std::string& original_sha256, const std::string& patched_sha256,
+                        const std::string& backup) {
   if (Status safe = env::CheckRelativePath(path); !safe) {
     return Error{fmt::format("file '{}': {}", path, safe.error().message), {}};
   }
@@ -190,8 +190,9 @@ Result<Manifest> ManifestFromJson(const json& j, const std::string& source) {
   std::string why;
   if (!Get(j, "format", format, why)) return Error{fmt::format("{}: {}", source, why), {}};
   if (format != kManifestFormat) {
-    return Error{fmt::format("{}: manifest format {} is not supported (this archpatch reads {})", source,
-                             format, kManifestFormat), {}};
+    return Error{fmt::format("{}: manifest format {} is not supported (this archpatch reads {})", source, format,
+                             kManifestFormat),
+                 {}};
   }
   json entries;
   if (!Get(j, "entries", entries, why) || !entries.is_array()) {
@@ -217,9 +218,8 @@ std::string UtcNow() {
 
 std::string NewTransactionId() {
   static int counter = 0;
-  auto ns = std::chrono::duration_cast<std::chrono::nanoseconds>(
-                std::chrono::system_clock::now().time_since_epoch())
-                .count();
+  auto ns =
+      std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::system_clock::now().time_since_epoch()).count();
   return fmt::format("{:x}-{}-{}", ns, getpid(), ++counter);
 }
 

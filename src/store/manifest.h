@@ -81,8 +81,8 @@ nlohmann::json ToJson(const Manifest& m);
 // path-safety policy: relative, no '..', not into .archpatch), both hashes are 64 lower-case hex
 // digits, and the backup is "backups/<original_sha256>" (backups are content-addressed, so a
 // record cannot point at any other file).
-Status CheckStateRecord(const std::string& path, const std::string& original_sha256,
-                        const std::string& patched_sha256, const std::string& backup);
+Status CheckStateRecord(const std::string& path, const std::string& original_sha256, const std::string& patched_sha256,
+                        const std::string& backup);
 bool IsSha256Hex(const std::string& s);
 
 // Strict: a missing key, a wrong type or a record failing CheckStateRecord is an error naming

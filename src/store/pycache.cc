@@ -13,8 +13,7 @@ bool IsPycOf(std::string_view name, std::string_view stem) {
   size_t dot = middle.find('.');
   if (dot == std::string_view::npos) return !middle.empty();
   std::string_view opt = middle.substr(dot + 1);
-  return dot > 0 && opt.starts_with("opt-") && opt.size() > 4 &&
-         opt.find('.') == std::string_view::npos;
+  return dot > 0 && opt.starts_with("opt-") && opt.size() > 4 && opt.find('.') == std::string_view::npos;
 }
 
 void CollectFrom(Disk& disk, const fs::path& dir, std::string_view stem, std::vector<fs::path>& out) {

@@ -46,8 +46,7 @@ std::string PatchAndImport(const fs::path& site, const std::string& mode, const 
   fs::path source = site / "gate.py";
   std::ofstream(source, std::ios::binary) << "MAJORS = [9, 10]\n";
   std::string compile = env + " python3 -c \"import py_compile as p; [p.compile('" + source.string() +
-                        "', optimize=o, invalidation_mode=p.PycInvalidationMode." + mode +
-                        ") for o in (0, 1, 2)]\"";
+                        "', optimize=o, invalidation_mode=p.PycInvalidationMode." + mode + ") for o in (0, 1, 2)]\"";
   EXPECT_EQ(std::system(compile.c_str()), 0);
   auto mtime = fs::last_write_time(source);
   RealDisk disk;
@@ -89,18 +88,17 @@ TEST(Pycache, PycachePrefixMirrorIsRemoved) {
 TEST(Pycache, FindsEveryTagAndOptLevelButNotOtherModules) {
   FakeDisk disk;
   disk.AddFile("/s/pkg/comm.py", "");
-  for (const char* name : {"comm.cpython-311.pyc", "comm.cpython-311.opt-1.pyc", "comm.cpython-311.opt-2.pyc",
-                           "comm.cpython-312.pyc", "comm_utils.cpython-311.pyc", "mnnvl.cpython-311.pyc",
-                           "comm.cpython-311.pyc.tmp"}) {
+  for (const char* name :
+       {"comm.cpython-311.pyc", "comm.cpython-311.opt-1.pyc", "comm.cpython-311.opt-2.pyc", "comm.cpython-312.pyc",
+        "comm_utils.cpython-311.pyc", "mnnvl.cpython-311.pyc", "comm.cpython-311.pyc.tmp"}) {
     disk.AddFile(fs::path("/s/pkg/__pycache__") / name, "x");
   }
   disk.AddFile("/prefix/s/pkg/comm.cpython-311.pyc", "x");
   std::vector<fs::path> found = CachedBytecodeFor(disk, "/s/pkg/comm.py", fs::path("/prefix"));
-  std::vector<fs::path> expected = {"/prefix/s/pkg/comm.cpython-311.pyc",
-                                    "/s/pkg/__pycache__/comm.cpython-311.opt-1.pyc",
-                                    "/s/pkg/__pycache__/comm.cpython-311.opt-2.pyc",
-                                    "/s/pkg/__pycache__/comm.cpython-311.pyc",
-                                    "/s/pkg/__pycache__/comm.cpython-312.pyc"};
+  std::vector<fs::path> expected = {
+      "/prefix/s/pkg/comm.cpython-311.pyc", "/s/pkg/__pycache__/comm.cpython-311.opt-1.pyc",
+      "/s/pkg/__pycache__/comm.cpython-311.opt-2.pyc", "/s/pkg/__pycache__/comm.cpython-311.pyc",
+      "/s/pkg/__pycache__/comm.cpython-312.pyc"};
   EXPECT_EQ(found, expected);
   EXPECT_TRUE(CachedBytecodeFor(disk, "/s/pkg/comm.cuh", fs::path("/prefix")).empty());
 }

@@ -95,8 +95,8 @@ RealDisk::Located RealDisk::Locate(const fs::path& path, bool create) const {
   Located out;
   out.name = normal.filename().string();
   if (!below) {
-    out.dir = UniqueFd(open(normal.parent_path().empty() ? "." : normal.parent_path().c_str(),
-                            O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+    out.dir = UniqueFd(
+        open(normal.parent_path().empty() ? "." : normal.parent_path().c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
   } else {
     UniqueFd root(open(root_.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
     if (root.valid()) out.dir = OpenDirBeneath(root.get(), relative.parent_path(), create);

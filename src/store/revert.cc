@@ -94,16 +94,18 @@ RevertItem Classify(const Entry& entry, const RevertRequest& request, Simulated&
   }
   if (!changed.empty() && !request.force) {
     item.verdict = RevertVerdict::refused;
-    item.reason = fmt::format("'{}' changed since archpatch patched it; not overwritten (use --force to "
-                              "restore the original anyway)",
-                              fmt::join(changed, "', '"));
+    item.reason = fmt::format(
+        "'{}' changed since archpatch patched it; not overwritten (use --force to "
+        "restore the original anyway)",
+        fmt::join(changed, "', '"));
     return item;
   }
   if (!upgraded.empty()) {
     item.verdict = RevertVerdict::retired;
-    item.reason = fmt::format("'{}' now match(es) the installed package's RECORD (upgraded or "
-                              "reinstalled); the stale entry was dropped, no file was written",
-                              fmt::join(upgraded, "', '"));
+    item.reason = fmt::format(
+        "'{}' now match(es) the installed package's RECORD (upgraded or "
+        "reinstalled); the stale entry was dropped, no file was written",
+        fmt::join(upgraded, "', '"));
     return item;
   }
   if (mine.empty()) {
@@ -131,11 +133,12 @@ void CheckRestores(StateDir& state, const std::vector<JournalFile>& restores) {
     }
   }
   if (problems.empty()) return;
-  throw Fatal(fmt::format("{}; nothing was reverted. archpatch cannot put back a file whose backup is "
-                          "lost: reinstall its package (pip install --force-reinstall --no-deps NAME==VERSION), "
-                          "then revert again: an entry whose files match the package's RECORD again is "
-                          "dropped without writing",
-                          fmt::join(problems, "; ")));
+  throw Fatal(
+      fmt::format("{}; nothing was reverted. archpatch cannot put back a file whose backup is "
+                  "lost: reinstall its package (pip install --force-reinstall --no-deps NAME==VERSION), "
+                  "then revert again: an entry whose files match the package's RECORD again is "
+                  "dropped without writing",
+                  fmt::join(problems, "; ")));
 }
 
 }  // namespace
@@ -149,8 +152,7 @@ const char* Name(RevertVerdict v) {
   return "?";
 }
 
-Result<RevertOutcome> RevertEntries(StateDir& state, const RevertRequest& request,
-                                    const TransactionOptions& options) {
+Result<RevertOutcome> RevertEntries(StateDir& state, const RevertRequest& request, const TransactionOptions& options) {
   Result<Manifest> manifest = state.LoadManifestForTransaction();
   if (!manifest) throw Fatal(manifest.error().str());  // damaged state: exit 3, as from every command
   Result<std::vector<const Entry*>> selected = Select(*manifest, request);
@@ -173,8 +175,8 @@ Result<RevertOutcome> RevertEntries(StateDir& state, const RevertRequest& reques
     Must(state.disk().Replace(absolute, original, {f.original_mtime_ns}), fmt::format("restoring '{}'", f.path));
     std::string written = Must(state.disk().Read(absolute), "reading back");
     if (Sha256Hex(written) != f.original_sha256) {
-      throw Fatal(fmt::format("'{}' does not have its original SHA-256 '{}' after restoring", f.path,
-                              f.original_sha256));
+      throw Fatal(
+          fmt::format("'{}' does not have its original SHA-256 '{}' after restoring", f.path, f.original_sha256));
     }
     std::vector<fs::path> removed =
         Must(RemoveCachedBytecode(state.disk(), absolute, options.pycache_prefix), "removing bytecode");

@@ -18,7 +18,7 @@ json ToJson(const Journal& j) {
                      {"backup", f.backup}});
     if (f.original_mtime_ns) files.back()["original_mtime_ns"] = *f.original_mtime_ns;
   }
-  return {{"format", kManifestFormat},   {"operation", j.operation}, {"transaction", j.transaction},
+  return {{"format", kManifestFormat},  {"operation", j.operation}, {"transaction", j.transaction},
           {"started_at", j.started_at}, {"rules", j.rules},         {"files", files}};
 }
 
@@ -31,11 +31,9 @@ Result<Journal> JournalFromJson(const json& j, const std::string& source) {
     journal.rules = j.at("rules").get<std::vector<std::string>>();
     for (const json& f : j.at("files")) {
       JournalFile file{f.at("path").get<std::string>(), f.at("original_sha256").get<std::string>(),
-                       f.at("patched_sha256").get<std::string>(), f.at("backup").get<std::string>(),
-                       std::nullopt};
+                       f.at("patched_sha256").get<std::string>(), f.at("backup").get<std::string>(), std::nullopt};
       if (f.contains("original_mtime_ns")) file.original_mtime_ns = f.at("original_mtime_ns").get<int64_t>();
-      if (Status safe = CheckStateRecord(file.path, file.original_sha256, file.patched_sha256, file.backup);
-          !safe) {
+      if (Status safe = CheckStateRecord(file.path, file.original_sha256, file.patched_sha256, file.backup); !safe) {
         return Error{fmt::format("{}: {}", source, safe.error().message), {}};
       }
       journal.files.push_back(std::move(file));
@@ -61,8 +59,10 @@ Status StateDir::Create() {
 Result<json> StateDir::ReadJson(const fs::path& path) {
   // State is input too (docs/manifest.md, threat model): refuse what no archpatch wrote.
   const FileInfo info = disk_.Stat(path);
-  if (info.exists() && info.kind != FileKind::file) return Error{fmt::format("{}: not a regular file", path.string()), {}};
-  if (info.size > kMaxStateBytes) return Error{fmt::format("{}: larger than {} bytes", path.string(), kMaxStateBytes), {}};
+  if (info.exists() && info.kind != FileKind::file)
+    return Error{fmt::format("{}: not a regular file", path.string()), {}};
+  if (info.size > kMaxStateBytes)
+    return Error{fmt::format("{}: larger than {} bytes", path.string(), kMaxStateBytes), {}};
   Result<std::string> bytes = disk_.Read(path);
   if (!bytes) return bytes.error();
   json j = json::parse(*bytes, nullptr, /*allow_exceptions=*/false);
@@ -77,9 +77,7 @@ Result<Manifest> StateDir::LoadManifest() {
   return ManifestFromJson(*j, manifest_path().string());
 }
 
-Status StateDir::SaveManifest(const Manifest& m) {
-  return disk_.Replace(manifest_path(), ToJson(m).dump(2) + "\n");
-}
+Status StateDir::SaveManifest(const Manifest& m) { return disk_.Replace(manifest_path(), ToJson(m).dump(2) + "\n"); }
 
 Result<std::optional<Journal>> StateDir::LoadJournal() {
   if (!disk_.Stat(journal_path()).exists()) return std::optional<Journal>{};
@@ -99,9 +97,7 @@ Result<Manifest> StateDir::LoadManifestForTransaction() {
   return manifest;
 }
 
-Status StateDir::SaveJournal(const Journal& j) {
-  return disk_.Replace(journal_path(), ToJson(j).dump(2) + "\n");
-}
+Status StateDir::SaveJournal(const Journal& j) { return disk_.Replace(journal_path(), ToJson(j).dump(2) + "\n"); }
 
 Status StateDir::RemoveJournal() { return disk_.Remove(journal_path()); }
 

@@ -30,9 +30,7 @@ T Must(Result<T> r, std::string_view during) {
   return std::move(*r);
 }
 
-Error Refuse(const std::string& path, const std::string& why) {
-  return Error{why, Location{path, 0, 0}};
-}
+Error Refuse(const std::string& path, const std::string& why) { return Error{why, Location{path, 0, 0}}; }
 
 // Installers that hard-link package files from a shared store: writing in place there would
 // change every environment linked to it.
@@ -61,9 +59,8 @@ Status CheckRuleChanges(StateDir& state, const Manifest& manifest, const std::ve
         return Refuse(file.path, "its directory is read-only; nothing was changed");
       }
       auto chained = expected_next.find(file.path);
-      std::string current = chained != expected_next.end()
-                                ? chained->second
-                                : Sha256Hex(Must(state.disk().Read(absolute), "reading"));
+      std::string current =
+          chained != expected_next.end() ? chained->second : Sha256Hex(Must(state.disk().Read(absolute), "reading"));
       if (current != file.original_sha256) {
         return Refuse(file.path, fmt::format("file changed since the plan was made (SHA-256 '{}', plan "
                                              "expects '{}'); nothing was changed",
@@ -138,8 +135,7 @@ Status CheckEditablePath(StateDir& state, const std::string& relative) {
   return Ok{};
 }
 
-Result<ApplyOutcome> ApplyChanges(StateDir& state, std::vector<RuleChange> changes,
-                                  const TransactionOptions& options) {
+Result<ApplyOutcome> ApplyChanges(StateDir& state, std::vector<RuleChange> changes, const TransactionOptions& options) {
   Result<Manifest> manifest = state.LoadManifestForTransaction();
   if (!manifest) return manifest.error();
   if (Status ok = CheckRuleChanges(state, *manifest, changes); !ok) return ok.error();
@@ -160,9 +156,14 @@ Result<ApplyOutcome> ApplyChanges(StateDir& state, std::vector<RuleChange> chang
         before = bytes_before.emplace(file.path, Must(state.disk().Read(absolute), "reading")).first;
         mtime = state.disk().Stat(absolute).mtime_ns;
       }
-      FileRecord record{file.path, file.original_sha256, Sha256Hex(file.patched),
+      FileRecord record{file.path,
+                        file.original_sha256,
+                        Sha256Hex(file.patched),
                         Must(state.SaveBackup(before->second), "writing a backup"),
-                        state.disk().Stat(absolute).nlink, file.edits, file.blast_radius, mtime};
+                        state.disk().Stat(absolute).nlink,
+                        file.edits,
+                        file.blast_radius,
+                        mtime};
       before->second = file.patched;
       journal.files.push_back(
           {record.path, record.original_sha256, record.patched_sha256, record.backup, record.original_mtime_ns});
@@ -192,16 +193,18 @@ Result<ApplyOutcome> ApplyChanges(StateDir& state, std::vector<RuleChange> chang
     if (options.clear_caches) entry.caches_cleared = options.clear_caches(entry, changed);
     for (const FileRecord& f : entry.files) {
       if (f.links > 1) {
-        outcome.notes.push_back(fmt::format("'{}' had {} hard links; it was replaced by a new file, the "
-                                            "other links keep the original bytes",
-                                            f.path, f.links));
+        outcome.notes.push_back(
+            fmt::format("'{}' had {} hard links; it was replaced by a new file, the "
+                        "other links keep the original bytes",
+                        f.path, f.links));
       }
     }
     if (SharesFiles(entry.installer)) {
-      outcome.notes.push_back(fmt::format("'{}' was installed by '{}', which may share files between "
-                                          "environments; archpatch wrote new files instead of editing "
-                                          "shared ones",
-                                          entry.distribution, entry.installer));
+      outcome.notes.push_back(
+          fmt::format("'{}' was installed by '{}', which may share files between "
+                      "environments; archpatch wrote new files instead of editing "
+                      "shared ones",
+                      entry.distribution, entry.installer));
     }
     manifest->entries.push_back(entry);
     outcome.recorded.push_back(entry);
@@ -267,10 +270,11 @@ std::vector<JournalFile> RollbackFiles(StateDir& state, const Journal& journal, 
   }
   if (problems.empty()) return files;
   if (!options.force_recovery) {
-    throw Fatal(fmt::format("cannot roll back the half-done {} of {} (transaction {}): {}; nothing was "
-                            "changed. Way out: {}",
-                            journal.operation, fmt::join(journal.rules, ", "), journal.transaction,
-                            fmt::join(problems, "; "), kRecoveryWayOut));
+    throw Fatal(
+        fmt::format("cannot roll back the half-done {} of {} (transaction {}): {}; nothing was "
+                    "changed. Way out: {}",
+                    journal.operation, fmt::join(journal.rules, ", "), journal.transaction, fmt::join(problems, "; "),
+                    kRecoveryWayOut));
   }
   outcome.skipped = problems;
   outcome.set_aside = "some files could not be put back";
@@ -299,9 +303,8 @@ void RollBack(StateDir& state, const Journal& journal, std::vector<JournalFile> 
   for (const JournalFile& f : files) skipped.erase(f.path);
   std::set<std::string> done(journal.rules.begin(), journal.rules.end());
   std::erase_if(manifest.entries, [&](const Entry& e) {
-    return done.count(e.rule) > 0 && std::none_of(e.files.begin(), e.files.end(), [&](const FileRecord& r) {
-             return skipped.count(r.path) > 0;
-           });
+    return done.count(e.rule) > 0 &&
+           std::none_of(e.files.begin(), e.files.end(), [&](const FileRecord& r) { return skipped.count(r.path) > 0; });
   });
   Must(state.SaveManifest(manifest), "writing the manifest");
 }

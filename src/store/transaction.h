@@ -29,8 +29,7 @@ namespace archpatch::store {
 // journal lets the next run roll back. The caller may roll back at once (apply/transact.h).
 class TransactionError : public Fatal {
  public:
-  TransactionError(const std::string& cause, const std::string& advice)
-      : Fatal(cause + "; " + advice), cause_(cause) {}
+  TransactionError(const std::string& cause, const std::string& advice) : Fatal(cause + "; " + advice), cause_(cause) {}
   const std::string& cause() const { return cause_; }
 
  private:
@@ -55,8 +54,7 @@ struct RuleChange {
 
 // Clears the caches an entry names for the files it changed (absolute paths), returns what it
 // freed. Called after the files are written and before the manifest commits.
-using CacheClearer =
-    std::function<std::vector<CacheRecord>(const Entry& entry, const std::vector<fs::path>& changed)>;
+using CacheClearer = std::function<std::vector<CacheRecord>(const Entry& entry, const std::vector<fs::path>& changed)>;
 
 struct TransactionOptions {
   std::optional<fs::path> pycache_prefix;  // $PYTHONPYCACHEPREFIX
@@ -80,8 +78,7 @@ struct ApplyOutcome {
 // Checks everything first (paths inside site-packages, no symlinks, regular writable files whose
 // hash is the planned original, rules not yet applied); refuses with nothing written if any check
 // fails. Then runs the steps above.
-Result<ApplyOutcome> ApplyChanges(StateDir& state, std::vector<RuleChange> changes,
-                                  const TransactionOptions& options);
+Result<ApplyOutcome> ApplyChanges(StateDir& state, std::vector<RuleChange> changes, const TransactionOptions& options);
 
 struct RecoveryOutcome {
   bool found = false;  // a journal was there
@@ -89,9 +86,9 @@ struct RecoveryOutcome {
   std::string transaction;
   std::string started_at;
   std::vector<std::string> rules;
-  bool committed = false;                   // the manifest already recorded it
-  std::vector<std::string> restored;        // files put back from backups
-  std::vector<std::string> left;            // files changed by someone else since; not touched
+  bool committed = false;             // the manifest already recorded it
+  std::vector<std::string> restored;  // files put back from backups
+  std::vector<std::string> left;      // files changed by someone else since; not touched
   // Forced recovery only: "path: why" for each file it could not put back, and why the journal
   // was set aside (empty when it was not).
   std::vector<std::string> skipped;
@@ -140,8 +137,7 @@ struct RevertOutcome {
 // written for them) unless `force`. Damaged state (manifest.json unreadable, a journal pending,
 // a backup missing or damaged, a path refused by the path-safety policy) throws Fatal (exit 3)
 // before the first write: a revert never stops half way for a reason it could have seen.
-Result<RevertOutcome> RevertEntries(StateDir& state, const RevertRequest& request,
-                                    const TransactionOptions& options);
+Result<RevertOutcome> RevertEntries(StateDir& state, const RevertRequest& request, const TransactionOptions& options);
 
 // The one path-safety policy (env/safe_path.h: relative, no "..", not into .archpatch, no
 // symlink at any component) checked through `state`'s Disk; the path may name a missing file,

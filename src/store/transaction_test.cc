@@ -32,10 +32,14 @@ RuleChange FlashInferChange() {
   change.entry.distribution = "flashinfer-python";
   change.entry.version = "0.3.1";
   change.entry.caches = {"flashinfer"};
-  change.files.push_back({kComm, Sha256Hex(kCommBefore), kCommAfter,
+  change.files.push_back({kComm,
+                          Sha256Hex(kCommBefore),
+                          kCommAfter,
                           {{1, "supported_major_versions=[9, 10]", "supported_major_versions=[9, 10, 12]"}},
                           nullptr});
-  change.files.push_back({kHeader, Sha256Hex(kHeaderBefore), kHeaderAfter,
+  change.files.push_back({kHeader,
+                          Sha256Hex(kHeaderBefore),
+                          kHeaderAfter,
                           {{1, "&& (__CUDA_ARCH__ < 1200)", ""}},
                           nlohmann::json{{"sm_120", "false -> true"}}});
   return change;
@@ -104,8 +108,7 @@ INSTANTIATE_TEST_SUITE_P(
     BadInput, ApplyRefusesPath,
     testing::Values(BadPath{"../../etc/passwd", "contains '..'; paths must stay inside site-packages"},
                     BadPath{"/etc/passwd", "is absolute; paths must be relative to site-packages"},
-                    BadPath{"evil/passwd", "is a symlink"},
-                    BadPath{"ro.py", "ro.py: file is read-only"},
+                    BadPath{"evil/passwd", "is a symlink"}, BadPath{"ro.py", "ro.py: file is read-only"},
                     BadPath{"rodir/a.py", "rodir/a.py: its directory is read-only"},
                     BadPath{"missing.py", "missing.py: no such file"}));
 
@@ -344,8 +347,12 @@ TEST(Crash, AJournalNamingAPathOutsideIsRefused) {
   Fixture f;
   StateDir state(f.disk, kSite);
   ASSERT_TRUE(state.Create());
-  Journal planted{"apply", "t", "now", {"x"}, {{"../../etc/passwd", std::string(64, 'a'), std::string(64, 'b'),
-                                                "backups/" + std::string(64, 'a'), std::nullopt}}};
+  Journal planted{"apply",
+                  "t",
+                  "now",
+                  {"x"},
+                  {{"../../etc/passwd", std::string(64, 'a'), std::string(64, 'b'), "backups/" + std::string(64, 'a'),
+                    std::nullopt}}};
   ASSERT_TRUE(state.SaveJournal(planted));
   int before = f.disk.writes();
   Result<RecoveryOutcome> rec = Recover(state, {});

@@ -80,9 +80,9 @@ void DropEditsChangingOthers(std::vector<ChosenEdit>& edits, const std::vector<c
       auto other = std::find_if(e->places.begin(), e->places.end(),
                                 [&](const plan::Place& p) { return Changes(p) && !allowed.count(p.begin); });
       if (other == e->places.end()) continue;
-      const std::string reason = fmt::format(
-          "its edit would also change line {} ('{}'), which is no widen-safe root cause of this run", other->line,
-          other->before);
+      const std::string reason =
+          fmt::format("its edit would also change line {} ('{}'), which is no widen-safe root cause of this run",
+                      other->line, other->before);
       for (const Accepted* a : roots) {
         if (std::count(e->groups.begin(), e->groups.end(), a->candidate.group)) Refuse(*a, reason, refused);
       }
@@ -194,7 +194,12 @@ Result<SuggestedRule> Draft(const DraftContext& cx, const std::vector<ChosenEdit
   std::vector<std::string> groups;
   for (const Accepted* a : roots) groups.push_back(a->candidate.group);
   const rules::Rule rule = RuleOf(edits, roots, cx.dist, cx.target, cx.kinds, groups);
-  SuggestedRule draft{rule.id, cx.dist.normalized_name, cx.dist.version, RuleYaml(rule), groups, edits.size(),
+  SuggestedRule draft{rule.id,
+                      cx.dist.normalized_name,
+                      cx.dist.version,
+                      RuleYaml(rule),
+                      groups,
+                      edits.size(),
                       SliceFixture(edits, cx.contents, cx.dist, cx.target)};
   if (Status checked = CheckDraft(draft, cx.env); !checked) return checked.error();
   return draft;

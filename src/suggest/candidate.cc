@@ -39,7 +39,8 @@ void SetForm(Candidate& c, const gate::Finding& root) {
 
 }  // namespace
 
-std::vector<Candidate> ToCandidates(const std::vector<gate::Group>& groups, const std::vector<gate::Finding>& findings) {
+std::vector<Candidate> ToCandidates(const std::vector<gate::Group>& groups,
+                                    const std::vector<gate::Finding>& findings) {
   std::vector<Candidate> out;
   for (const gate::Group& g : groups) {
     const gate::Finding& root = findings[g.root];

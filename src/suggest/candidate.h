@@ -20,31 +20,31 @@ struct UsedFeature {
 
 struct Candidate {
   // The group.
-  std::string group;          // "G3"
-  std::string klass;          // refusal | empty | fast-path | hardware-exclusive | legacy | other-arch
+  std::string group;              // "G3"
+  std::string klass;              // refusal | empty | fast-path | hardware-exclusive | legacy | other-arch
   bool keeps_target_out = false;  // refusal, empty, fast-path, hardware-exclusive
-  std::string class_reason;   // "sm_120 gets nothing in its place"
-  std::string widen;          // widen-safe | widen-unsafe | unknown
+  std::string class_reason;       // "sm_120 gets nothing in its place"
+  std::string widen;              // widen-safe | widen-unsafe | unknown
   std::vector<std::string> widen_reasons;
   std::vector<std::string> lacking;     // features the target lacks (hardware-exclusive)
   std::vector<std::string> covered_by;  // shipped rules that edit the root already
-  std::string known_unsafe;   // "do not widen: ..., because ... [known-unsafe ID]"; "" when not listed
-  std::string switches_off;   // "kernel allreduce_sum_kernel"
-  size_t places = 0;          // the consequences, root excluded
+  std::string known_unsafe;             // "do not widen: ..., because ... [known-unsafe ID]"; "" when not listed
+  std::string switches_off;             // "kernel allreduce_sum_kernel"
+  size_t places = 0;                    // the consequences, root excluded
   // The root gate.
-  std::string file;           // as the audit reports it (absolute for an environment)
+  std::string file;  // as the audit reports it (absolute for an environment)
   int line = 0;
   int column = 0;
-  std::string kind;           // cuda-gate | python-gate | cpp-runtime-gate | ...
-  std::string form;           // cuda-gate: "directive" for #if/#elif
-  std::string directive;      // cuda-gate: "if", "elif", ...
+  std::string kind;       // cuda-gate | python-gate | cpp-runtime-gate | ...
+  std::string form;       // cuda-gate: "directive" for #if/#elif
+  std::string directive;  // cuda-gate: "if", "elif", ...
   std::string text;
-  std::string scope;          // enclosing function/class chain, "" at file level
-  std::string name;           // python-gate: the keyword or assigned name
-  std::string operand;        // python-gate: "major", "capability", "arch", ...
+  std::string scope;    // enclosing function/class chain, "" at file level
+  std::string name;     // python-gate: the keyword or assigned name
+  std::string operand;  // python-gate: "major", "capability", "arch", ...
   size_t span_begin = 0;
-  std::string widen_sentence;      // the hazard stage's sentence on the root
-  std::vector<UsedFeature> uses;   // what the gated block uses, each present on the target
+  std::string widen_sentence;         // the hazard stage's sentence on the root
+  std::vector<UsedFeature> uses;      // what the gated block uses, each present on the target
   std::vector<std::string> admitted;  // the arches the root's own verdict lets in ("sm_90", ...)
 };
 

@@ -13,7 +13,10 @@ namespace {
 std::string ArchMacroOf(std::string_view text) {
   std::string first;
   for (size_t i = 0; i < text.size();) {
-    if (!(std::isalpha(static_cast<unsigned char>(text[i])) || text[i] == '_')) { ++i; continue; }
+    if (!(std::isalpha(static_cast<unsigned char>(text[i])) || text[i] == '_')) {
+      ++i;
+      continue;
+    }
     size_t j = i;
     while (j < text.size() && (std::isalnum(static_cast<unsigned char>(text[j])) || text[j] == '_')) ++j;
     const std::string_view word = text.substr(i, j - i);
@@ -56,7 +59,9 @@ Result<ChosenEdit> Chosen(rules::Edit edit, const Candidate& c, std::string_view
   }
   if (!SatisfiedOnceApplied(edit, *located, contents, targets)) {
     return Error{fmt::format("once widened with this edit ({}), the gate still does not admit the target for sure "
-                             "(the rule would never be satisfied)", edit.KindName()), {}};
+                             "(the rule would never be satisfied)",
+                             edit.KindName()),
+                 {}};
   }
   edit.expect = static_cast<int>(located->places.size());
   return ChosenEdit{std::move(edit), std::move(located->places), {c.group}};
@@ -65,7 +70,8 @@ Result<ChosenEdit> Chosen(rules::Edit edit, const Candidate& c, std::string_view
 Result<ChosenEdit> CudaEdit(const Candidate& c, rules::Edit edit, std::string_view contents,
                             const std::vector<arch::Arch>& targets) {
   if (c.form != "directive" || (c.directive != "if" && c.directive != "elif")) {
-    return Error{"not an #if/#elif condition (an #ifdef, <nv/target> or a macro's use): suggest edits #if/#elif only", {}};
+    return Error{"not an #if/#elif condition (an #ifdef, <nv/target> or a macro's use): suggest edits #if/#elif only",
+                 {}};
   }
   const std::string specific(arch::ArchSpecificMacroIn(c.text));
   const std::string macro = ArchMacroOf(c.text);
@@ -75,7 +81,8 @@ Result<ChosenEdit> CudaEdit(const Candidate& c, rules::Edit edit, std::string_vi
   if (!specific.empty()) {
     return Error{fmt::format("the condition tests '{}', defined only when compiling for an arch-specific target: "
                              "the code behind it is written for that chip's own instructions",
-                             specific), {}};
+                             specific),
+                 {}};
   }
   if (macro.empty()) {
     return Error{"the condition names no __CUDA_ARCH__ macro (a package macro: widen the #define that sets it)", {}};

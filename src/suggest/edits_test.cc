@@ -38,8 +38,8 @@ const char* kKernel =
 
 TEST(EditFor, ACudaGateGetsItsMacroItsScopeAndDropBound) {
   const std::string_view contents = kKernel;
-  const Candidate c = CudaRoot(contents, "defined(__CUDA_ARCH__) && (__CUDA_ARCH__ >= 900) && (__CUDA_ARCH__ < 1200)",
-                               "norm_kernel");
+  const Candidate c =
+      CudaRoot(contents, "defined(__CUDA_ARCH__) && (__CUDA_ARCH__ >= 900) && (__CUDA_ARCH__ < 1200)", "norm_kernel");
   Result<ChosenEdit> e = EditFor(c, "demo/k.cuh", contents, Sm120());
   ASSERT_TRUE(e) << e.error().str();
   const auto& gate = std::get<rules::CudaGate>(e->edit.action);
@@ -61,18 +61,21 @@ TEST(EditFor, AnEqualityGetsOrTarget) {
 
 TEST(EditFor, RefusesAnArchSpecificFeatureMacro) {
   const std::string contents = "void f() {\n#if defined(__CUDA_ARCH_FEAT_SM90_ALL)\n  wgmma();\n#endif\n}\n";
-  Result<ChosenEdit> e = EditFor(CudaRoot(contents, "defined(__CUDA_ARCH_FEAT_SM90_ALL)", "f"), "demo/k.cuh",
-                                 contents, Sm120());
+  Result<ChosenEdit> e =
+      EditFor(CudaRoot(contents, "defined(__CUDA_ARCH_FEAT_SM90_ALL)", "f"), "demo/k.cuh", contents, Sm120());
   ASSERT_FALSE(e);
-  EXPECT_NE(e.error().message.find("'__CUDA_ARCH_FEAT_SM90_ALL', defined only when compiling for an arch-specific target"),
-            std::string::npos) << e.error().message;
+  EXPECT_NE(
+      e.error().message.find("'__CUDA_ARCH_FEAT_SM90_ALL', defined only when compiling for an arch-specific target"),
+      std::string::npos)
+      << e.error().message;
 }
 
 TEST(EditFor, APythonListGetsScopeNameAndTheAddFormOfItsOperand) {
   const std::string contents =
       "def gen_norm_module():\n    return spec(supported_major_versions=[9, 10])\n\n\n"
       "@supported_compute_capability([100, 103])\ndef _cutlass_requirement(a):\n    return True\n";
-  Candidate majors = Root("python-gate", "supported_major_versions=[9, 10]", "gen_norm_module", contents.find("[9, 10]"));
+  Candidate majors =
+      Root("python-gate", "supported_major_versions=[9, 10]", "gen_norm_module", contents.find("[9, 10]"));
   majors.name = "supported_major_versions";
   majors.operand = "major";
   Result<ChosenEdit> e = EditFor(majors, "demo/jit.py", contents, Sm120());

@@ -79,8 +79,9 @@ std::vector<LineUnit> UnitsOf(const std::string& path, std::string_view contents
     if (line.first >= line.last || line.last > ts.tokens.size()) continue;
     const int first = ts.tokens[line.first].line;
     const auto& end = ts.tokens[line.last - 1];
-    const int last = first + static_cast<int>(std::count(contents.begin() + static_cast<long>(ts.tokens[line.first].begin),
-                                                          contents.begin() + static_cast<long>(end.end), '\n'));
+    const int last =
+        first + static_cast<int>(std::count(contents.begin() + static_cast<long>(ts.tokens[line.first].begin),
+                                            contents.begin() + static_cast<long>(end.end), '\n'));
     units.push_back({first, last, line.depth});
   }
   return units;
@@ -137,8 +138,8 @@ Status FillAfter(SuggestedRule& draft, const rules::Rule& rule, const fs::path& 
 }  // namespace
 
 std::vector<FixtureFile> SliceFixture(const std::vector<ChosenEdit>& edits,
-                                      const std::map<std::string, std::string>& contents,
-                                      const env::Distribution& dist, const arch::Arch& target) {
+                                      const std::map<std::string, std::string>& contents, const env::Distribution& dist,
+                                      const arch::Arch& target) {
   std::vector<FixtureFile> out;
   for (const auto& [path, bytes] : contents) {
     std::vector<const rules::Edit*> mine;
@@ -166,8 +167,9 @@ std::vector<FixtureFile> SliceFixture(const std::vector<ChosenEdit>& edits,
     const std::vector<LineUnit> units = UnitsOf(path, bytes);
     std::string slice = SliceAroundGates(bytes, lines, same, units);
     if (!SatisfiedAfter(mine, whole, slice, target)) slice = SliceAroundGates(bytes, lines, same_and_satisfied, units);
-    spdlog::debug("suggest: fixture {}: {} of {} bytes kept ({} ms)", path, slice.size(), bytes.size(),
-                  std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - start).count());
+    spdlog::debug(
+        "suggest: fixture {}: {} of {} bytes kept ({} ms)", path, slice.size(), bytes.size(),
+        std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - start).count());
     out.push_back({path, std::move(slice), ""});
   }
   out.push_back({dist.dist_info.filename().string() + "/METADATA", Metadata(dist), ""});

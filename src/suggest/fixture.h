@@ -19,8 +19,8 @@ namespace archpatch::suggest {
 // before/ of the fixture (after is left empty: CheckDraft fills it from the plan). `contents`:
 // the installed bytes of every file the edits name.
 std::vector<FixtureFile> SliceFixture(const std::vector<ChosenEdit>& edits,
-                                      const std::map<std::string, std::string>& contents,
-                                      const env::Distribution& dist, const arch::Arch& target);
+                                      const std::map<std::string, std::string>& contents, const env::Distribution& dist,
+                                      const arch::Arch& target);
 
 // Writes the draft to a scratch folder (removed afterwards), loads it with rules::LoadRuleFile,
 // plans it against before/ to make after/, runs plan::TestRuleFixture, and plans it against

@@ -11,8 +11,8 @@ namespace archpatch::suggest {
 
 struct Owned {
   const env::Distribution* distribution = nullptr;  // nullptr: no distribution owns the file
-  std::string relative;  // '/'-separated, relative to distribution->root
-  std::string how;       // "RECORD", "top_level.txt", "name": how the owner was found (for notes)
+  std::string relative;                             // '/'-separated, relative to distribution->root
+  std::string how;  // "RECORD", "top_level.txt", "name": how the owner was found (for notes)
 };
 
 // The distribution whose RECORD lists `file` (env::Distribution::FindRecord); failing that

@@ -42,9 +42,11 @@ std::vector<Unit> Cover(size_t lines, const std::vector<LineUnit>& units) {
 
 class Slicer {
  public:
-  Slicer(std::vector<std::string_view> lines, std::vector<Unit> units, const SamePlaces& same,
-         size_t max_tries)
-      : lines_(std::move(lines)), units_(std::move(units)), kept_(units_.size(), true), same_(same),
+  Slicer(std::vector<std::string_view> lines, std::vector<Unit> units, const SamePlaces& same, size_t max_tries)
+      : lines_(std::move(lines)),
+        units_(std::move(units)),
+        kept_(units_.size(), true),
+        same_(same),
         tries_left_(max_tries) {}
 
   // Tries to drop every unit of `runs` at once.
@@ -84,8 +86,7 @@ class Slicer {
 
   // The unit holding 0-based line `line`.
   size_t UnitOf(size_t line) const {
-    auto it = std::upper_bound(units_.begin(), units_.end(), line,
-                               [](size_t l, const Unit& u) { return l < u.first; });
+    auto it = std::upper_bound(units_.begin(), units_.end(), line, [](size_t l, const Unit& u) { return l < u.first; });
     return static_cast<size_t>(it - units_.begin()) - 1;
   }
 
@@ -131,7 +132,10 @@ std::string SliceAroundGates(std::string_view contents, const std::vector<int>& 
   // Runs of units far from every gate, from the end of the file to its start.
   std::vector<std::pair<size_t, size_t>> runs;
   for (size_t i = 0; i < near.size();) {
-    if (near[i]) { ++i; continue; }
+    if (near[i]) {
+      ++i;
+      continue;
+    }
     size_t j = i;
     while (j < near.size() && !near[j]) ++j;
     runs.emplace_back(i, j);

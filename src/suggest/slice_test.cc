@@ -51,15 +51,14 @@ TEST(SliceAroundGates, KeepsTheUnitsAGateIsNestedIn) {
 TEST(SliceAroundGates, StopsTryingAtTheBudgetAndKeepsWhatIsUndecided) {
   const std::string text = Numbered(64);
   int calls = 0;
-  const std::string slice = SliceAroundGates(text, {64}, Needs({"line 1\n"}, &calls), {}, {.context = 0, .max_tries = 3});
+  const std::string slice =
+      SliceAroundGates(text, {64}, Needs({"line 1\n"}, &calls), {}, {.context = 0, .max_tries = 3});
   EXPECT_EQ(calls, 3);
   EXPECT_NE(slice.find("line 1\n"), std::string::npos);
   EXPECT_NE(slice.find("line 64\n"), std::string::npos);
 }
 
-TEST(SliceAroundGates, EndsWithANewline) {
-  EXPECT_EQ(SliceAroundGates("x\ngate", {2}, Needs({})), "x\ngate\n");
-}
+TEST(SliceAroundGates, EndsWithANewline) { EXPECT_EQ(SliceAroundGates("x\ngate", {2}, Needs({})), "x\ngate\n"); }
 
 }  // namespace
 }  // namespace archpatch::suggest

@@ -53,7 +53,8 @@ Result<std::vector<Candidate>> Select(std::vector<Candidate> all, const std::vec
   for (const std::string& id : ids) {
     auto it = std::find_if(all.begin(), all.end(), [&](const Candidate& c) { return c.group == id; });
     if (it == all.end()) {
-      return Error{fmt::format("no root cause '{}' (the audit of this environment numbers G1 to G{})", id, all.size()), {}};
+      return Error{fmt::format("no root cause '{}' (the audit of this environment numbers G1 to G{})", id, all.size()),
+                   {}};
     }
     if (std::none_of(out.begin(), out.end(), [&](const Candidate& c) { return c.group == id; })) out.push_back(*it);
   }
@@ -99,16 +100,20 @@ std::string RefusalReason(const Candidate& c, const SuggestOptions& o) {
   }
   if (c.widen == "widen-unsafe") return fmt::format("widening it is unsafe: {}", Reasons(c));
   if (!c.covered_by.empty()) {
-    return fmt::format("already covered by the shipped rule {} (archpatch apply --rule {})", fmt::join(c.covered_by, ", "),
-                       c.covered_by.front());
+    return fmt::format("already covered by the shipped rule {} (archpatch apply --rule {})",
+                       fmt::join(c.covered_by, ", "), c.covered_by.front());
   }
   if (c.klass == "fast-path" && !o.fast_paths) {
-    return fmt::format("a fast path ({}): widening changes speed, not whether it runs, and upstream may have "
-                       "kept it out on purpose (--fast-paths drafts it anyway)", c.class_reason);
+    return fmt::format(
+        "a fast path ({}): widening changes speed, not whether it runs, and upstream may have "
+        "kept it out on purpose (--fast-paths drafts it anyway)",
+        c.class_reason);
   }
   if (const std::string newest = OlderChipsOnly(c, o.target); !newest.empty()) {
-    return fmt::format("only older chips take this path (the newest is {}): widening it switches their code on for {} "
-                       "(write the rule by hand if that is what you want)", newest, target);
+    return fmt::format(
+        "only older chips take this path (the newest is {}): widening it switches their code on for {} "
+        "(write the rule by hand if that is what you want)",
+        newest, target);
   }
   if (c.widen != "widen-safe" && !o.allow_unknown) {
     return fmt::format("widening it is not known to be safe: {} (--allow-unknown drafts it anyway)", Reasons(c));
@@ -138,8 +143,8 @@ Result<Suggestions> Suggest(const env::Environment& env, const SuggestOptions& o
     }
     by_distribution[owner.distribution->normalized_name].push_back({c, owner});
   }
-  const std::vector<store::CacheKind> kinds = by_distribution.empty() ? std::vector<store::CacheKind>{}
-                                                                       : apply::LoadCacheKindsOrWarn();
+  const std::vector<store::CacheKind> kinds =
+      by_distribution.empty() ? std::vector<store::CacheKind>{} : apply::LoadCacheKindsOrWarn();
   for (const auto& [name, accepted] : by_distribution) {
     DraftOutcome draft = DraftRule(env, accepted, options.target, kinds);
     if (draft.rule) out.rules.push_back(std::move(*draft.rule));

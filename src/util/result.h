@@ -58,8 +58,7 @@ using Status = Result<Ok>;
 // Thrown, caught once in main(), printed as "archpatch: error: ..." and mapped to an exit code.
 class Fatal : public std::runtime_error {
  public:
-  explicit Fatal(const std::string& what, int exit_code = 3)
-      : std::runtime_error(what), exit_code_(exit_code) {}
+  explicit Fatal(const std::string& what, int exit_code = 3) : std::runtime_error(what), exit_code_(exit_code) {}
   int exit_code() const { return exit_code_; }
 
  private:

@@ -77,8 +77,7 @@ Error YamlReader::ErrorAt(const YAML::Node& node, std::string message) const {
   return Error{std::move(message), At(node)};
 }
 
-Status YamlReader::CheckKeys(const YAML::Node& map, std::string_view what,
-                             const std::vector<std::string_view>& allowed,
+Status YamlReader::CheckKeys(const YAML::Node& map, std::string_view what, const std::vector<std::string_view>& allowed,
                              const std::vector<std::string_view>& required) const {
   if (!map.IsMap()) {
     return ErrorAt(map, fmt::format("{} must be a map of keys, found {}", what, NodeTypeName(map)));
@@ -93,11 +92,10 @@ Status YamlReader::CheckKeys(const YAML::Node& map, std::string_view what,
     }
     if (std::find(allowed.begin(), allowed.end(), key) != allowed.end()) continue;
     const std::string guess = ClosestName(key, allowed);
-    return ErrorAt(item.first, guess.empty()
-                                   ? fmt::format("unknown key '{}' in {} (known: {})", key, what,
-                                                 fmt::join(allowed, ", "))
-                                   : fmt::format("unknown key '{}' in {}, did you mean '{}'?", key,
-                                                 what, guess));
+    return ErrorAt(item.first,
+                   guess.empty()
+                       ? fmt::format("unknown key '{}' in {} (known: {})", key, what, fmt::join(allowed, ", "))
+                       : fmt::format("unknown key '{}' in {}, did you mean '{}'?", key, what, guess));
   }
   for (std::string_view key : required) {
     if (!seen.count(std::string(key))) {
@@ -116,8 +114,7 @@ Result<std::optional<std::string>> YamlReader::String(const YAML::Node& map, con
   return std::optional<std::string>(node.Scalar());
 }
 
-Result<std::optional<std::vector<std::string>>> YamlReader::StringList(const YAML::Node& map,
-                                                                       const char* key) const {
+Result<std::optional<std::vector<std::string>>> YamlReader::StringList(const YAML::Node& map, const char* key) const {
   const YAML::Node node = map[key];
   if (!node) return std::optional<std::vector<std::string>>();
   if (!node.IsSequence()) {
@@ -137,10 +134,9 @@ Result<std::optional<long>> YamlReader::Integer(const YAML::Node& map, const cha
   const YAML::Node node = map[key];
   if (!node) return std::optional<long>();
   const std::string text = node.IsScalar() ? node.Scalar() : "";
-  const bool digits = !text.empty() &&
-                      std::all_of(text.begin() + (text[0] == '-'), text.end(),
-                                  [](char c) { return std::isdigit(static_cast<unsigned char>(c)); }) &&
-                      text != "-" && text.size() < 10;
+  const bool digits = !text.empty() && std::all_of(text.begin() + (text[0] == '-'), text.end(), [](char c) {
+    return std::isdigit(static_cast<unsigned char>(c));
+  }) && text != "-" && text.size() < 10;
   if (!digits) {
     return ErrorAt(node, fmt::format("'{}' must be a whole number, found {}", key,
                                      node.IsScalar() ? "'" + text + "'" : std::string(NodeTypeName(node))));

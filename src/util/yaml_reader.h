@@ -35,8 +35,7 @@ class YamlReader {
 
   // The map's keys must all be in `allowed` (and appear once); `required` ones must be present.
   // `what` names the map in messages ("rule", "edit", "cuda-gate").
-  Status CheckKeys(const YAML::Node& map, std::string_view what,
-                   const std::vector<std::string_view>& allowed,
+  Status CheckKeys(const YAML::Node& map, std::string_view what, const std::vector<std::string_view>& allowed,
                    const std::vector<std::string_view>& required) const;
 
   // map[key] as a string scalar (absent: nullopt). Sequences and maps are type errors.

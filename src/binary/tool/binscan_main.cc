@@ -22,8 +22,10 @@ int main(int argc, char** argv) {
     } else if (std::strcmp(argv[i], "--arch") == 0 && i + 1 < argc) {
       arches = argv[++i];
     } else if (argv[i][0] == '-') {
-      fmt::print(stderr, "archpatch-binscan: error: unknown option '{}'\n"
-                         "usage: archpatch-binscan [--arch LIST] [--json] PATH...\n", argv[i]);
+      fmt::print(stderr,
+                 "archpatch-binscan: error: unknown option '{}'\n"
+                 "usage: archpatch-binscan [--arch LIST] [--json] PATH...\n",
+                 argv[i]);
       return 2;
     } else {
       paths.push_back(argv[i]);
