@@ -88,13 +88,6 @@ class MappedFile {
 
 }  // namespace
 
-bool MayHoldKernels(std::span<const uint8_t> head) {
-  return StartsWith(head,
-                    "\x7f"
-                    "ELF") ||
-         IsFatbinMagic(head) || LooksLikePtx(AsText(head));
-}
-
 Result<BinaryFile> ReadBinaryBytes(std::span<uint8_t> bytes, const std::string& path, const ReadOptions& options) {
   BinaryFile file;
   file.path = path;

@@ -23,10 +23,6 @@ struct ReadOptions {
   bool scan_rodata = false;
 };
 
-// Whether the first bytes of a file (at least 64) can be a CUDA binary of a kind this reader
-// knows: ELF, fatbin magic, or PTX text.
-bool MayHoldKernels(std::span<const uint8_t> head);
-
 // Reads a file from disk. Errors name the file; a file that is not a CUDA binary at all (an
 // ELF with no fatbin is fine: it just has no images) is an Error.
 Result<BinaryFile> ReadBinaryFile(const std::string& path, const ReadOptions& options = {});

@@ -9,10 +9,12 @@
 
 #include <gtest/gtest.h>
 
-#include "store/hash.h"
+#include "env/digest.h"
 #include "store/transaction.h"
 
 namespace archpatch::store {
+
+using env::Sha256Hex;
 namespace {
 
 class TempDir {

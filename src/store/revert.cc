@@ -6,11 +6,13 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
-#include "store/hash.h"
+#include "env/digest.h"
 #include "store/pycache.h"
 #include "store/transaction.h"
 
 namespace archpatch::store {
+
+using env::Sha256Hex;
 namespace {
 
 void Must(const Status& s, std::string_view during) {

@@ -2,10 +2,12 @@
 
 #include <fmt/format.h>
 
-#include "store/hash.h"
+#include "env/digest.h"
 #include "util/input_file.h"
 
 namespace archpatch::store {
+
+using env::Sha256Hex;
 
 using nlohmann::json;
 

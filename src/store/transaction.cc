@@ -9,10 +9,12 @@
 #include <spdlog/spdlog.h>
 
 #include "env/safe_path.h"
-#include "store/hash.h"
+#include "env/digest.h"
 #include "store/pycache.h"
 
 namespace archpatch::store {
+
+using env::Sha256Hex;
 namespace {
 
 // Unwraps a Status inside a transaction: an I/O failure there is fatal (the journal lets the

@@ -2,9 +2,11 @@
 
 #include <gtest/gtest.h>
 
-#include "store/hash.h"
+#include "env/digest.h"
 
 namespace archpatch::store {
+
+using env::Sha256Hex;
 namespace {
 
 const fs::path kSite = "/env/site-packages";
