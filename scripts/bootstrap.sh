@@ -6,6 +6,9 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 # ccache (when installed) may reuse objects across clones of the tree.
 export CCACHE_BASEDIR=${CCACHE_BASEDIR:-$PWD}
+# With -g, ccache also hashes the folder the compiler runs in; a fresh clone elsewhere would
+# rebuild everything (the debug info of a reused object names the first checkout's folder).
+export CCACHE_NOHASHDIR=${CCACHE_NOHASHDIR:-1}
 
 packages=$(grep -v '^#' scripts/packages.txt)
 missing=$(for p in $packages; do dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed' || echo "$p"; done)

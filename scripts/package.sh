@@ -14,6 +14,9 @@ readonly GLIBC_MAX=2.34
 build=${BUILD_DIR:-build}
 out=$(mkdir -p "${1:-$build/packages}" && cd "${1:-$build/packages}" && pwd)
 export CCACHE_BASEDIR=${CCACHE_BASEDIR:-$PWD}
+# With -g, ccache also hashes the folder the compiler runs in; a fresh clone elsewhere would
+# rebuild everything (the debug info of a reused object names the first checkout's folder).
+export CCACHE_NOHASHDIR=${CCACHE_NOHASHDIR:-1}
 
 fail() { echo "package: FAILED: $*" >&2; exit 1; }
 

@@ -6,6 +6,8 @@
 # CTest `format` test) and the bounded fuzz runs.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# The same ccache settings as scripts/bootstrap.sh, for the builds this script runs itself.
+export CCACHE_BASEDIR=${CCACHE_BASEDIR:-$PWD} CCACHE_NOHASHDIR=${CCACHE_NOHASHDIR:-1}
 scripts/bootstrap.sh
 cmake --build build
 ctest --test-dir build --output-on-failure -j"$(nproc)"
