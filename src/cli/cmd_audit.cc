@@ -197,9 +197,12 @@ int RunAudit(const Context&, const std::vector<std::string>& args) {
   Result<scan::AuditReport> report = scan::Audit(options);
   progress.Finish();
   if (!report) throw UsageError(fmt::format("audit: {}", report.error().str()));
-  // An environment, or a PATH naming a library or cubin, gets its kernel images reported unasked.
-  const auto binaries = ScanBinariesIfAsked(parsed.vars, options.target, options.paths, report->findings,
-                                            /*by_default=*/mismatches.has_value() || !report->named_binaries.empty());
+  // An environment gets its kernel images reported unasked, and so does a PATH naming a library or
+  // cubin (that file alone: the folders beside it only with --binaries).
+  const bool named_only = !mismatches && !parsed.vars.count("binaries") && !report->named_binaries.empty();
+  const auto binaries =
+      ScanBinariesIfAsked(parsed.vars, options.target, named_only ? report->named_binaries : options.paths,
+                          report->findings, /*by_default=*/mismatches.has_value() || named_only);
   PrintProblems(*report);
   if (mismatches && !parsed.vars.count("json")) {
     for (const env::RecordMismatch& m : *mismatches) {
