@@ -65,8 +65,28 @@ bool ParseNumberAndVariant(std::string_view text, int& number, Variant& variant)
     number = major * 10 + minor;
     return true;
   }
+  // At most three digits ("120"): a longer run is no arch, and cannot overflow.
+  if (text.size() > 3) return false;
   auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), number);
   return ec == std::errc() && ptr == text.data() + text.size();
+}
+
+// The spelling alone, any number: prefixes sm_, sm, compute_ (PTX), suffix +ptx (PTX).
+std::optional<ArchName> LexArchName(std::string_view text) {
+  ArchName out;
+  if (text.ends_with("+ptx")) {
+    out.ptx = true;
+    text.remove_suffix(4);
+  }
+  if (ConsumePrefix(text, "compute_"))
+    out.ptx = true;
+  else if (!ConsumePrefix(text, "sm_"))
+    ConsumePrefix(text, "sm");
+  int number = 0;
+  if (!ParseNumberAndVariant(text, number, out.arch.variant) || number < 0) return std::nullopt;
+  out.arch.major = number / 10;
+  out.arch.minor = number % 10;
+  return out;
 }
 
 std::string KnownList() {
@@ -95,20 +115,30 @@ bool IsKnown(const Arch& arch) {
 }
 
 Result<Arch> ParseArch(std::string_view input) {
-  std::string text = Lower(input);
-  std::string_view rest = text;
-  if (!ConsumePrefix(rest, "sm_") && !ConsumePrefix(rest, "compute_")) ConsumePrefix(rest, "sm");
-  int number = 0;
-  Variant variant = Variant::kPlain;
-  if (!ParseNumberAndVariant(rest, number, variant)) {
+  const std::string text = Lower(input);
+  std::optional<ArchName> name = LexArchName(text);
+  if (!name || text.ends_with("+ptx")) {
     return Error{fmt::format("'{}' is not an arch name (try sm_120, sm_120a, 12.0 or 120)", input), {}};
   }
-  Arch arch{number / 10, number % 10, variant};
-  if (!IsKnown(arch)) {
+  if (!IsKnown(name->arch)) {
     return Error{fmt::format("unknown arch '{}': nvcc 13 knows {}", input, KnownList()), {}};
   }
-  return arch;
+  return name->arch;
 }
+
+std::optional<ArchName> ReadArchName(std::string_view input) {
+  std::optional<ArchName> name = LexArchName(Lower(input));
+  if (!name || name->arch.major < 2 || name->arch.major > 19) return std::nullopt;
+  return name;
+}
+
+bool NameMeans(const ArchName& name, const Arch& device) {
+  if (name.ptx) return PtxJitsOn(name.arch, device);
+  if (name.arch.variant == Variant::kFamily) return SassRunsOn(name.arch, device);
+  return name.arch.major == device.major && name.arch.minor == device.minor;
+}
+
+std::string ArchName::text() const { return ptx ? arch.compute_name() : arch.name(); }
 
 Result<std::vector<Arch>> ParseArchList(std::string_view text) {
   std::vector<Arch> arches;

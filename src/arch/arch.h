@@ -2,6 +2,7 @@
 // macros nvcc defines for each. Everything that says "per arch" iterates AllArches().
 #pragma once
 
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -41,6 +42,24 @@ const std::vector<Arch>& AllArches();
 // Accepts the forms users type: sm_120, sm_120a, sm_120f, compute_120, 120, 12.0, 12.0a, SM120.
 // Errors name the input and list the closest known arches.
 Result<Arch> ParseArch(std::string_view text);
+
+// An arch as code and build flags spell it, known to nvcc or not, and whether the spelling names
+// PTX (compute_90, "9.0+PTX") rather than SASS. Python gates and nvcc flags in strings read
+// through this; --arch and rule targets through ParseArch, which also wants a known arch.
+struct ArchName {
+  Arch arch;
+  bool ptx = false;
+  std::string text() const;  // "sm_90a", "compute_90"
+};
+
+// "sm_120a", "SM120", "compute_90a", "120", "12.0", "12.0a", "9.0+PTX"; nullopt for anything
+// else, and for a major outside 2..19: in code, "1" or "300" is no arch.
+std::optional<ArchName> ReadArchName(std::string_view text);
+
+// Whether code that names `name` means the GPU `device`: a PTX name the chips its PTX JITs on
+// (PtxJitsOn), an `f` name its family, a plain or `a` name its own chip. A plain SASS name is one
+// chip here, not SassRunsOn's "equal or higher minor": `arch in ["8.0", "9.0"]` lists chips.
+bool NameMeans(const ArchName& name, const Arch& device);
 
 // A comma-separated list of ParseArch forms ("sm_120,sm_121").
 Result<std::vector<Arch>> ParseArchList(std::string_view text);

@@ -62,5 +62,39 @@ TEST(SassRunsOn, FollowsCudaBinaryCompatibility) {
   EXPECT_TRUE(SassRunsOn(a("sm_120f"), a("sm_121")));
 }
 
+TEST(ReadArchName, ReadsTheSpellingsCodeUsesWithoutAskingForAKnownArch) {
+  auto read = [](const char* text) {
+    std::optional<ArchName> n = ReadArchName(text);
+    return n ? n->text() : std::string("-");
+  };
+  EXPECT_EQ(read("sm_120a"), "sm_120a");
+  EXPECT_EQ(read("SM100"), "sm_100");
+  EXPECT_EQ(read("12.0f"), "sm_120f");
+  EXPECT_EQ(read("9.0+PTX"), "compute_90");
+  EXPECT_EQ(read("compute_90a"), "compute_90a");
+  EXPECT_EQ(read("sm_130"), "sm_130");  // not built by nvcc 13, still an arch in code
+  // Numbers that are no arch in code: too small, too large, too long, a second decimal.
+  for (const char* text : {"1", "9", "300", "1.5", "20.0", "0120", "12.00", "sm_", "12.0+ptx+ptx", "-120"}) {
+    EXPECT_EQ(read(text), "-") << text;
+  }
+}
+
+TEST(NameMeans, APlainNameIsOneChipAFamilyNameItsFamilyAPtxNameWhereItJits) {
+  auto name = [](const char* n) { return *ReadArchName(n); };
+  auto a = [](const char* n) { return *ParseArch(n); };
+  EXPECT_TRUE(NameMeans(name("8.0"), a("sm_80")));
+  EXPECT_FALSE(NameMeans(name("8.0"), a("sm_86")));  // SassRunsOn would say yes: code lists chips
+  EXPECT_TRUE(NameMeans(name("sm_90a"), a("sm_90")));
+  EXPECT_TRUE(NameMeans(name("sm_100f"), a("sm_103")));
+  EXPECT_FALSE(NameMeans(name("sm_100f"), a("sm_120")));
+  EXPECT_TRUE(NameMeans(name("compute_90"), a("sm_120")));
+  EXPECT_FALSE(NameMeans(name("compute_90a"), a("sm_120")));
+}
+
+TEST(ParseArch, RefusesAPtxSuffixAndTooManyDigits) {
+  EXPECT_FALSE(ParseArch("9.0+PTX"));
+  EXPECT_FALSE(ParseArch("sm_0120"));
+}
+
 }  // namespace
 }  // namespace archpatch::arch

@@ -40,7 +40,7 @@ bool ArchNameHint(std::string_view lower) {
 }
 
 bool IsInt(const Literal& l) { return l.kind == LiteralKind::kInt; }
-bool IsArchString(const Literal& l) { return l.kind == LiteralKind::kString && ParseArchName(l.text).has_value(); }
+bool IsArchString(const Literal& l) { return l.kind == LiteralKind::kString && arch::ReadArchName(l.text).has_value(); }
 
 std::optional<Operand> ChooseOperand(Provenance p, std::string_view last_name, std::string_view primary,
                                      const Literal& lit, Compare op) {

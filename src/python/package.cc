@@ -59,7 +59,7 @@ std::optional<Operand> ArgumentOperand(const Literal& lit) {
     if (known == lit.items.end()) return std::nullopt;
     item = &*known;
   }
-  if (item->kind == LiteralKind::kString && ParseArchName(item->text)) return Operand::kArchName;
+  if (item->kind == LiteralKind::kString && arch::ReadArchName(item->text)) return Operand::kArchName;
   if (item->kind == LiteralKind::kInt) return item->number >= 30 ? Operand::kComputeCapability : Operand::kMajor;
   if (IsPair(*item)) return Operand::kCapability;
   return std::nullopt;

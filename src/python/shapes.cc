@@ -24,13 +24,12 @@ bool IsCarrierName(std::string_view name) {
 }
 
 bool IsInt(const Literal& l) { return l.kind == LiteralKind::kInt; }
-bool IsArchString(const Literal& l) { return l.kind == LiteralKind::kString && ParseArchName(l.text).has_value(); }
+bool IsArchString(const Literal& l) { return l.kind == LiteralKind::kString && arch::ReadArchName(l.text).has_value(); }
 
 // "12.8" next to TORCH_CUDA_ARCH_LIST is more likely a CUDA version than a GPU: a dotted entry
 // must name a chip nvcc 13 knows, or an older one (major < 9) that it dropped.
 bool IsRealChip(const ArchName& name) { return name.arch.major < 9 || arch::IsKnown(name.arch.plain()); }
 
-std::string ArchNameText(const ArchName& name) { return name.ptx ? name.arch.compute_name() : name.arch.name(); }
 
 // A list literal holding one string per arch name, for evaluation only.
 Literal NameList(const std::vector<ArchName>& names, const Literal& origin) {
@@ -40,7 +39,7 @@ Literal NameList(const std::vector<ArchName>& names, const Literal& origin) {
   for (const ArchName& n : names) {
     Literal item;
     item.kind = LiteralKind::kString;
-    item.text = ArchNameText(n);
+    item.text = n.text();
     item.span = origin.span;
     list.items.push_back(item);
   }
@@ -171,7 +170,7 @@ void Recognizer::FindCalls(const LogicalLine& line) {
       term = Term{Operand::kCapability, Compare::kGe, pair};
     } else if (callee == "is_family_of" && IsArchString(*first) && !second) {
       // `arch.is_family_of(Arch.sm_120a)`: any arch of that family (same major, minor at or above).
-      const arch::Arch named = ParseArchName(first->text)->arch;
+      const arch::Arch named = arch::ReadArchName(first->text)->arch;
       Literal family = *first;
       family.text = fmt::format("sm_{}{}f", named.major, named.minor);
       term = Term{Operand::kArchName, Compare::kEq, family};
@@ -227,7 +226,7 @@ void Recognizer::FindArchStrings(const LogicalLine& line) {
                             i + 1,
                             line.scope,
                             {{Term{Operand::kArchName, Compare::kIn, NameList(targets, lit)}}}});
-    } else if (strict && ParseArchName(lit.text)) {
+    } else if (strict && arch::ReadArchName(lit.text)) {
       gates_.push_back(
           Gate{"arch-string", name, lit, i, i + 1, line.scope, {{Term{Operand::kArchName, Compare::kEq, lit}}}});
     } else if (arch_list_line && list && Contains(lit.text, ".") &&

@@ -7,26 +7,6 @@
 namespace archpatch::python {
 namespace {
 
-std::string Lower(std::string_view text) {
-  std::string out;
-  for (char c : text) out += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return out;
-}
-
-bool Consume(std::string_view& text, std::string_view prefix) {
-  if (text.substr(0, prefix.size()) != prefix) return false;
-  text.remove_prefix(prefix.size());
-  return true;
-}
-
-std::optional<int> Digits(std::string_view text) {
-  int value = 0;
-  if (text.empty() || text.size() > 3) return std::nullopt;
-  auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
-  if (ec != std::errc() || ptr != text.data() + text.size()) return std::nullopt;
-  return value;
-}
-
 // -1, 0, 1: how the target's value compares with a literal of the operand's kind.
 std::optional<int> Order(Operand operand, const Literal& lit, const arch::Arch& t) {
   auto cmp = [](long long a, long long b) { return a < b ? -1 : a > b ? 1 : 0; };
@@ -49,7 +29,7 @@ std::optional<int> Order(Operand operand, const Literal& lit, const arch::Arch& 
       break;
     case Operand::kArchName:
       if (lit.kind == LiteralKind::kString) {
-        if (std::optional<ArchName> name = ParseArchName(lit.text)) return cmp(t.number(), name->arch.number());
+        if (std::optional<ArchName> name = arch::ReadArchName(lit.text)) return cmp(t.number(), name->arch.number());
       }
       break;
   }
@@ -96,38 +76,6 @@ Compare Flip(Compare c) {
   }
 }
 
-std::optional<ArchName> ParseArchName(std::string_view input) {
-  const std::string lower = Lower(input);
-  std::string_view text = lower;
-  ArchName out;
-  if (text.size() > 4 && text.substr(text.size() - 4) == "+ptx") {
-    out.ptx = true;
-    text.remove_suffix(4);
-  }
-  if (Consume(text, "compute_"))
-    out.ptx = true;
-  else if (!Consume(text, "sm_"))
-    Consume(text, "sm");
-  arch::Variant variant = arch::Variant::kPlain;
-  if (!text.empty() && (text.back() == 'a' || text.back() == 'f')) {
-    variant = text.back() == 'a' ? arch::Variant::kArchSpecific : arch::Variant::kFamily;
-    text.remove_suffix(1);
-  }
-  int major = 0, minor = 0;
-  const size_t dot = text.find('.');
-  if (dot != std::string_view::npos) {
-    std::optional<int> m = Digits(text.substr(0, dot)), n = Digits(text.substr(dot + 1));
-    if (!m || !n || text.size() - dot - 1 != 1 || *m < 2 || *m > 19) return std::nullopt;
-    major = *m, minor = *n;
-  } else {
-    std::optional<int> number = Digits(text);
-    if (!number || text.size() < 2 || *number < 20 || *number > 199) return std::nullopt;
-    major = *number / 10, minor = *number % 10;
-  }
-  out.arch = arch::Arch{major, minor, variant};
-  return out;
-}
-
 std::optional<std::vector<ArchName>> ParseArchListString(std::string_view text) {
   std::vector<ArchName> names;
   size_t i = 0;
@@ -135,7 +83,7 @@ std::optional<std::vector<ArchName>> ParseArchListString(std::string_view text) 
     const size_t end = text.find_first_of(" ;,\t", i);
     const std::string_view item = text.substr(i, end == std::string_view::npos ? text.npos : end - i);
     if (!item.empty()) {
-      std::optional<ArchName> name = ParseArchName(item);
+      std::optional<ArchName> name = arch::ReadArchName(item);
       if (!name) return std::nullopt;
       names.push_back(*name);
     }
@@ -159,7 +107,7 @@ std::vector<ArchName> NvccArchTargets(std::string_view text) {
         const size_t sep = value.find_first_of(",[]");
         const std::string_view item = value.substr(0, sep);
         if (item.substr(0, 3) == "sm_" || item.substr(0, 8) == "compute_") {
-          if (std::optional<ArchName> name = ParseArchName(item)) out.push_back(*name);
+          if (std::optional<ArchName> name = arch::ReadArchName(item)) out.push_back(*name);
         }
         if (sep == std::string_view::npos) break;
         value.remove_prefix(sep + 1);
@@ -169,19 +117,12 @@ std::vector<ArchName> NvccArchTargets(std::string_view text) {
   return out;
 }
 
-bool ArchNameMatches(const ArchName& name, const arch::Arch& t) {
-  const arch::Arch& e = name.arch;
-  if (e.variant == arch::Variant::kFamily) return t.major == e.major && t.minor >= e.minor;
-  if (name.ptx && e.variant == arch::Variant::kPlain) return t.number() >= e.number();
-  return t.major == e.major && t.minor == e.minor;
-}
-
 bool ScalarMatches(Operand operand, const Literal& item, const arch::Arch& t, Tri& out) {
   if (item.kind == LiteralKind::kOpaque) return out = Tri::kUnknown, true;
   if (operand == Operand::kArchName) {
     if (item.kind != LiteralKind::kString) return false;
-    std::optional<ArchName> name = ParseArchName(item.text);
-    out = TriOf(name && ArchNameMatches(*name, t));
+    std::optional<ArchName> name = arch::ReadArchName(item.text);
+    out = TriOf(name && arch::NameMeans(*name, t));
     return true;
   }
   std::optional<int> order = Order(operand, item, t);

@@ -30,21 +30,13 @@ std::optional<Compare> CompareFromText(std::string_view op);  // "==", "not in",
 std::string_view CompareText(Compare c);
 Compare Flip(Compare c);  // `10 <= major` is `major >= 10`
 
-// One arch named by a string: the chip (major, minor, variant) and how code for it reaches other
-// chips. A plain or `a` name matches its own chip (any variant of it); `f` matches its family
-// (same major, equal or higher minor); PTX (compute_90, "9.0+PTX") matches every chip at or above.
-struct ArchName {
-  arch::Arch arch;
-  bool ptx = false;
-};
-// "sm_120a", "SM120", "compute_90a", "120", "12.0", "12.0a", "9.0+PTX"; nullopt otherwise.
-std::optional<ArchName> ParseArchName(std::string_view text);
+using arch::ArchName;  // one arch a string names (arch/arch.h reads every spelling)
+
 // A TORCH_CUDA_ARCH_LIST-style list: "8.0 9.0a;10.0+PTX" (space, ';' or ',' separated).
 std::optional<std::vector<ArchName>> ParseArchListString(std::string_view text);
 // The targets of nvcc flags in a string: "-gencode=arch=compute_90a,code=sm_90a",
 // "-arch=sm_100a", "--gpu-architecture=compute_120". Empty when it holds none.
 std::vector<ArchName> NvccArchTargets(std::string_view text);
-bool ArchNameMatches(const ArchName& name, const arch::Arch& target);
 
 // The verdict of `operand op literal` for `target`. kUnknown where the literal (or an element
 // of it) is not a constant archpatch can read.

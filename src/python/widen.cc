@@ -137,7 +137,7 @@ std::string WidenListString(std::string_view fragment, const Literal& lit, const
   std::string added;
   for (const arch::Arch& t : targets) {
     const bool present =
-        names && std::any_of(names->begin(), names->end(), [&](const ArchName& n) { return ArchNameMatches(n, t); });
+        names && std::any_of(names->begin(), names->end(), [&](const ArchName& n) { return arch::NameMeans(n, t); });
     const std::string entry = RenderLike(example, t);
     if (!present && added.find(entry) == std::string::npos) added += sep + entry;
   }
