@@ -111,5 +111,33 @@ TEST(Verify, RecordsAndProofReadUnderTheSharedLock) {
   EXPECT_EQ(f.events, (std::vector<std::string>{"lock shared", "unlock"}));
 }
 
+// RECORD's half of verify reads through the Disk: a file archpatch patched is "patched" with its
+// rule, one edited by hand is drift, one removed is missing; a file as RECORD says is not listed.
+TEST(Verify, RecordFilesAreReadThroughTheDiskAndToldApart) {
+  Fixture f;
+  const std::string kept = "def f():\n    return 1\n", edited = "def g():\n    return 2\n";
+  f.disk.AddFile(kSite / "pkg/kept.py", kept);
+  f.disk.AddFile(kSite / "pkg/edited.py", "def g():\n    return 3\n");  // changed by hand
+  env::Distribution dist;
+  dist.normalized_name = "pkg";
+  dist.version = "1.0";
+  dist.root = kSite;
+  auto row = [](const std::string& path, const std::string& bytes) {
+    return env::RecordEntry{path, "sha256", env::Sha256UrlsafeB64(bytes), bytes.size()};
+  };
+  dist.record = {row(kFile, kBefore), row("pkg/kept.py", kept), row("pkg/edited.py", edited),
+                 row("pkg/gone.py", "x = 1\n")};
+  f.env.distributions = {dist};
+  VerifyReport v = VerifyRecords(f.disk, f.locker, f.env, {&f.env.distributions[0]});
+  ASSERT_EQ(v.distributions.size(), 1u);
+  const DistributionCheck& d = v.distributions[0];
+  EXPECT_EQ(d.files, 4u);
+  std::vector<std::string> seen;
+  for (const RecordProblem& p : d.problems) seen.push_back(p.path + " " + p.state + " " + p.rule);
+  EXPECT_EQ(seen, (std::vector<std::string>{"pkg/edited.py modified ", "pkg/gone.py missing ", kFile + " patched drop"}));
+  EXPECT_TRUE(v.drift);
+  EXPECT_EQ(f.events, (std::vector<std::string>{"lock shared", "unlock"}));
+}
+
 }  // namespace
 }  // namespace archpatch::apply

@@ -32,11 +32,31 @@ std::map<std::string, std::pair<const store::Entry*, const store::FileRecord*>> 
   return last;
 }
 
+// RECORD's files read through the Disk: confined below site-packages as every command's reads
+// are, and on a FakeDisk in tests.
+class DiskFiles : public env::InstalledFiles {
+ public:
+  explicit DiskFiles(store::Disk& disk) : disk_(disk) {}
+  bool Exists(const std::filesystem::path& path) override {
+    return disk_.Stat(path).kind != store::FileKind::missing;
+  }
+  Result<std::string> RecordHash(const std::filesystem::path& path) override {
+    env::Sha256Stream digest;
+    Status read = disk_.ReadPieces(path, [&](std::string_view piece) { digest.Update(piece); });
+    if (!read) return read.error();
+    return digest.UrlsafeB64();
+  }
+
+ private:
+  store::Disk& disk_;
+};
+
 DistributionCheck CheckDistribution(store::StateDir& state, const store::Manifest& manifest,
                                     const env::Distribution& dist, bool& drift) {
   const auto patched = LastRecords(manifest);
   DistributionCheck out{dist.normalized_name, dist.version, dist.record.size(), {}};
-  for (const env::FileCheck& check : env::ModifiedFiles(dist)) {
+  DiskFiles files(state.disk());
+  for (const env::FileCheck& check : env::ModifiedFiles(dist, files)) {
     RecordProblem problem{check.path, std::string(env::FileStateName(check.state)), ""};
     // RECORD paths are relative to the distribution's root, the manifest's to site-packages.
     const std::string relative = (dist.root / check.path).lexically_relative(state.site()).generic_string();

@@ -53,26 +53,46 @@ std::string UrlsafeB64(const std::string& raw) {
 
 std::string Sha256UrlsafeB64(std::string_view bytes) { return UrlsafeB64(Sha256Raw(bytes)); }
 
+struct Sha256Stream::Context {
+  std::unique_ptr<EVP_MD_CTX, decltype(&EVP_MD_CTX_free)> ctx{EVP_MD_CTX_new(), EVP_MD_CTX_free};
+};
+
+Sha256Stream::Sha256Stream() : context_(std::make_unique<Context>()) {
+  if (!context_->ctx || EVP_DigestInit_ex(context_->ctx.get(), EVP_sha256(), nullptr) != 1) {
+    throw Fatal("OpenSSL could not start a SHA-256 digest");
+  }
+}
+
+Sha256Stream::~Sha256Stream() = default;
+
+void Sha256Stream::Update(std::string_view bytes) {
+  if (!bytes.empty() && EVP_DigestUpdate(context_->ctx.get(), bytes.data(), bytes.size()) != 1) {
+    throw Fatal("OpenSSL could not compute a SHA-256 digest");
+  }
+}
+
+std::string Sha256Stream::UrlsafeB64() {
+  unsigned char digest[EVP_MAX_MD_SIZE];
+  unsigned int length = 0;
+  if (EVP_DigestFinal_ex(context_->ctx.get(), digest, &length) != 1) {
+    throw Fatal("OpenSSL could not compute a SHA-256 digest");
+  }
+  return archpatch::env::UrlsafeB64(std::string(reinterpret_cast<const char*>(digest), length));
+}
+
 // Read in 1 MiB pieces: an environment's RECORD lists libtorch_cuda.so (over 1 GB), which read
 // whole was the audit's peak RSS on a GPU machine.
 Result<std::string> Sha256UrlsafeB64OfFile(const std::filesystem::path& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in) return Error{fmt::format("cannot read '{}': {}", path.string(), std::strerror(errno)), {}};
-  std::unique_ptr<EVP_MD_CTX, decltype(&EVP_MD_CTX_free)> ctx(EVP_MD_CTX_new(), EVP_MD_CTX_free);
-  if (!ctx || EVP_DigestInit_ex(ctx.get(), EVP_sha256(), nullptr) != 1)
-    throw Fatal("OpenSSL could not start a SHA-256 digest");
+  Sha256Stream digest;
   std::vector<char> buffer(1 << 20);
   while (in) {
     in.read(buffer.data(), static_cast<std::streamsize>(buffer.size()));
-    if (in.gcount() > 0 && EVP_DigestUpdate(ctx.get(), buffer.data(), static_cast<size_t>(in.gcount())) != 1) {
-      throw Fatal("OpenSSL could not compute a SHA-256 digest");
-    }
+    if (in.gcount() > 0) digest.Update(std::string_view(buffer.data(), static_cast<size_t>(in.gcount())));
   }
   if (in.bad()) return Error{fmt::format("cannot read '{}'", path.string()), {}};
-  unsigned char digest[EVP_MAX_MD_SIZE];
-  unsigned int length = 0;
-  if (EVP_DigestFinal_ex(ctx.get(), digest, &length) != 1) throw Fatal("OpenSSL could not compute a SHA-256 digest");
-  return UrlsafeB64(std::string(reinterpret_cast<const char*>(digest), length));
+  return digest.UrlsafeB64();
 }
 
 Result<std::string> ReadFileBytes(const std::filesystem::path& path) {

@@ -184,11 +184,28 @@ std::string_view FileStateName(FileState s) {
   return "unchecked";
 }
 
-FileCheck VerifyFile(const Distribution& dist, const RecordEntry& entry) {
+namespace {
+
+class RealInstalledFiles : public InstalledFiles {
+ public:
+  bool Exists(const fs::path& path) override {
+    std::error_code ec;
+    return fs::exists(fs::symlink_status(path, ec));
+  }
+  Result<std::string> RecordHash(const fs::path& path) override { return Sha256UrlsafeB64OfFile(path); }
+};
+
+}  // namespace
+
+InstalledFiles& RealFiles() {
+  static RealInstalledFiles files;
+  return files;
+}
+
+FileCheck VerifyFile(const Distribution& dist, const RecordEntry& entry, InstalledFiles& files) {
   FileCheck check{entry.path, FileState::kOk, entry.hash, ""};
   const fs::path path = (dist.root / entry.path).lexically_normal();
-  std::error_code ec;
-  if (!fs::exists(fs::symlink_status(path, ec))) {
+  if (!files.Exists(path)) {
     check.state = FileState::kMissing;
     return check;
   }
@@ -196,7 +213,7 @@ FileCheck VerifyFile(const Distribution& dist, const RecordEntry& entry) {
     check.state = FileState::kUnchecked;
     return check;
   }
-  Result<std::string> hash = Sha256UrlsafeB64OfFile(path);
+  Result<std::string> hash = files.RecordHash(path);
   if (!hash) {
     check.state = FileState::kMissing;
     return check;
@@ -206,15 +223,16 @@ FileCheck VerifyFile(const Distribution& dist, const RecordEntry& entry) {
   return check;
 }
 
-std::vector<FileCheck> ModifiedFiles(const Distribution& dist) {
-  return ModifiedFiles(dist, [](std::string_view) { return true; });
+std::vector<FileCheck> ModifiedFiles(const Distribution& dist, InstalledFiles& files) {
+  return ModifiedFiles(dist, [](std::string_view) { return true; }, files);
 }
 
-std::vector<FileCheck> ModifiedFiles(const Distribution& dist, const std::function<bool(std::string_view)>& wanted) {
+std::vector<FileCheck> ModifiedFiles(const Distribution& dist, const std::function<bool(std::string_view)>& wanted,
+                                     InstalledFiles& files) {
   std::vector<FileCheck> changed;
   for (const RecordEntry& entry : dist.record) {
     if (!wanted(entry.path)) continue;
-    FileCheck check = VerifyFile(dist, entry);
+    FileCheck check = VerifyFile(dist, entry, files);
     if (check.state == FileState::kModified || check.state == FileState::kMissing) {
       changed.push_back(std::move(check));
     }

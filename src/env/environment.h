@@ -78,12 +78,25 @@ struct FileCheck {
   std::string actual_hash;    // "" when missing
 };
 
+// How a RECORD check reads installed files. The audit reads the real filesystem (RealFiles());
+// apply's verify reads through its store::Disk, so that it is confined as the other commands
+// are and runs on a FakeDisk in tests.
+class InstalledFiles {
+ public:
+  virtual ~InstalledFiles() = default;
+  virtual bool Exists(const std::filesystem::path& path) = 0;
+  // RECORD's form of the file's SHA-256 (urlsafe base64), read in bounded pieces.
+  virtual Result<std::string> RecordHash(const std::filesystem::path& path) = 0;
+};
+InstalledFiles& RealFiles();
+
 // One file against its RECORD row.
-FileCheck VerifyFile(const Distribution& dist, const RecordEntry& entry);
+FileCheck VerifyFile(const Distribution& dist, const RecordEntry& entry, InstalledFiles& files = RealFiles());
 // Every file of the distribution that is not as RECORD says (modified or missing), sorted by path.
-std::vector<FileCheck> ModifiedFiles(const Distribution& dist);
+std::vector<FileCheck> ModifiedFiles(const Distribution& dist, InstalledFiles& files = RealFiles());
 // The same among the RECORD paths `wanted` accepts (an audit checks the sources it reads).
-std::vector<FileCheck> ModifiedFiles(const Distribution& dist, const std::function<bool(std::string_view)>& wanted);
+std::vector<FileCheck> ModifiedFiles(const Distribution& dist, const std::function<bool(std::string_view)>& wanted,
+                                     InstalledFiles& files = RealFiles());
 
 // An installed file whose bytes no longer match its distribution's RECORD (edited by hand or by
 // another tool; files archpatch patched show here too, `archpatch status` tells them apart).

@@ -16,6 +16,13 @@ fs::path TempPathFor(const fs::path& path) {
 
 bool IsTempName(std::string_view name) { return name.size() > 1 && name[0] == '.' && name.ends_with(".archpatch-tmp"); }
 
+Status Disk::ReadPieces(const fs::path& path, const std::function<void(std::string_view)>& piece) {
+  Result<std::string> bytes = Read(path);
+  if (!bytes) return bytes.error();
+  piece(*bytes);
+  return Ok{};
+}
+
 // --- FakeDisk ---
 
 void FakeDisk::AddParents(const fs::path& path) {

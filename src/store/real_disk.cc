@@ -106,7 +106,7 @@ RealDisk::Located RealDisk::Locate(const fs::path& path, bool create) const {
   return out;
 }
 
-Result<std::string> RealDisk::Read(const fs::path& path) {
+Status RealDisk::ReadPieces(const fs::path& path, const std::function<void(std::string_view)>& piece) {
   Located at = Locate(path, false);
   if (at.error) return BeneathError("read", path, at.error);
   // O_NONBLOCK: a FIFO planted where a file should be must not hang the run.
@@ -115,15 +115,21 @@ Result<std::string> RealDisk::Read(const fs::path& path) {
   struct stat st;
   if (fstat(fd.get(), &st) != 0) return BeneathError("read", path, errno);
   if (!S_ISREG(st.st_mode)) return Error{fmt::format("cannot read '{}': not a regular file", path.string()), {}};
-  std::string bytes;
   char buffer[1 << 16];
   for (;;) {
     ssize_t n = read(fd.get(), buffer, sizeof buffer);
     if (n < 0 && errno == EINTR) continue;
     if (n < 0) return BeneathError("read", path, errno);
     if (n == 0) break;
-    bytes.append(buffer, static_cast<size_t>(n));
+    piece(std::string_view(buffer, static_cast<size_t>(n)));
   }
+  return Ok{};
+}
+
+Result<std::string> RealDisk::Read(const fs::path& path) {
+  std::string bytes;
+  Status read = ReadPieces(path, [&](std::string_view piece) { bytes.append(piece); });
+  if (!read) return read.error();
   return bytes;
 }
 
