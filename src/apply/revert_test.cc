@@ -134,7 +134,8 @@ TEST(Verify, RecordFilesAreReadThroughTheDiskAndToldApart) {
   EXPECT_EQ(d.files, 4u);
   std::vector<std::string> seen;
   for (const RecordProblem& p : d.problems) seen.push_back(p.path + " " + p.state + " " + p.rule);
-  EXPECT_EQ(seen, (std::vector<std::string>{"pkg/edited.py modified ", "pkg/gone.py missing ", kFile + " patched drop"}));
+  EXPECT_EQ(seen,
+            (std::vector<std::string>{"pkg/edited.py modified ", "pkg/gone.py missing ", kFile + " patched drop"}));
   EXPECT_TRUE(v.drift);
   EXPECT_EQ(f.events, (std::vector<std::string>{"lock shared", "unlock"}));
 }

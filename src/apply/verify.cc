@@ -37,9 +37,7 @@ std::map<std::string, std::pair<const store::Entry*, const store::FileRecord*>> 
 class DiskFiles : public env::InstalledFiles {
  public:
   explicit DiskFiles(store::Disk& disk) : disk_(disk) {}
-  bool Exists(const std::filesystem::path& path) override {
-    return disk_.Stat(path).kind != store::FileKind::missing;
-  }
+  bool Exists(const std::filesystem::path& path) override { return disk_.Stat(path).kind != store::FileKind::missing; }
   Result<std::string> RecordHash(const std::filesystem::path& path) override {
     env::Sha256Stream digest;
     Status read = disk_.ReadPieces(path, [&](std::string_view piece) { digest.Update(piece); });

@@ -6,6 +6,8 @@
 
 #include <fmt/format.h>
 
+#include "util/identifier.h"
+
 namespace archpatch::arch {
 namespace {
 
@@ -158,22 +160,15 @@ Result<std::vector<Arch>> ParseArchList(std::string_view text) {
 }
 
 std::string_view ArchSpecificMacroIn(std::string_view text) {
-  const auto word_char = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; };
-  for (size_t i = 0; i < text.size();) {
-    if (!word_char(text[i])) {
-      ++i;
-      continue;
-    }
-    size_t j = i;
-    while (j < text.size() && word_char(text[j])) ++j;
-    const std::string_view word = text.substr(i, j - i);
+  std::string_view found;
+  ForEachIdentifier(text, [&](std::string_view word, size_t) {
     if (word.starts_with("__CUDA_ARCH_FEAT_") || word == "__CUDA_ARCH_SPECIFIC__" ||
         word == "__CUDA_ARCH_FAMILY_SPECIFIC__") {
-      return word;
+      found = word;
     }
-    i = j;
-  }
-  return {};
+    return !found.empty();
+  });
+  return found;
 }
 
 std::vector<Macro> DeviceMacros(const Arch& arch) {

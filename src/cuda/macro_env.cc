@@ -6,19 +6,10 @@
 
 #include <fmt/format.h>
 
+#include "util/identifier.h"
+
 namespace archpatch::cuda {
 namespace {
-
-bool IsIdentifierStart(char c) { return std::isalpha(static_cast<unsigned char>(c)) || c == '_'; }
-bool IsIdentifierChar(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
-
-bool IsMacroName(std::string_view name) {
-  if (name.empty() || !IsIdentifierStart(name[0])) return false;
-  for (char c : name) {
-    if (!IsIdentifierChar(c)) return false;
-  }
-  return true;
-}
 
 // The driver defines a bare -DNAME as 1; nvcc's dry run lists FEAT macros that way.
 std::string DriverValue(const std::string& value) { return value.empty() ? "1" : value; }
@@ -84,7 +75,7 @@ const PassTable& Passes() {
 Status AddMacroFlag(MacroEnv& env, std::string_view flag_value, bool define) {
   const size_t eq = flag_value.find('=');
   const std::string name(flag_value.substr(0, eq));
-  if (!IsMacroName(name)) {
+  if (!IsIdentifier(name)) {
     return Error{fmt::format("'{}' is not a macro name", name), {}};
   }
   if (!define && eq != std::string_view::npos) {

@@ -8,14 +8,13 @@
 
 #include "arch/arch.h"
 #include "cuda/macro_env.h"
+#include "util/identifier.h"
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
 namespace archpatch::cuda {
 namespace {
-
-bool IsIdentifierChar(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
 
 size_t BlockBegin(const Finding& f) { return f.block ? f.block->bytes.begin : f.span.begin; }
 
@@ -155,17 +154,11 @@ std::vector<std::string> TestedMacros(const Finding& f) {
   const gate::DirectiveForm* directive = f.directive();
   std::string text = directive ? directive->effective : f.kind == gate::Kind::kCudaGate ? f.text : "";
   std::vector<std::string> out;
-  for (size_t i = 0; i < text.size();) {
-    if (!IsIdentifierChar(text[i]) || std::isdigit(static_cast<unsigned char>(text[i]))) {
-      ++i;
-      continue;
-    }
-    size_t j = i;
-    while (j < text.size() && IsIdentifierChar(text[j])) ++j;
-    std::string name = text.substr(i, j - i);
+  ForEachIdentifier(text, [&](std::string_view word, size_t) {
+    std::string name(word);
     if (!IsCompilerMacro(name) && std::find(out.begin(), out.end(), name) == out.end()) out.push_back(name);
-    i = j;
-  }
+    return false;
+  });
   return out;
 }
 

@@ -30,7 +30,6 @@ bool IsArchString(const Literal& l) { return l.kind == LiteralKind::kString && a
 // must name a chip nvcc 13 knows, or an older one (major < 9) that it dropped.
 bool IsRealChip(const ArchName& name) { return name.arch.major < 9 || arch::IsKnown(name.arch.plain()); }
 
-
 // A list literal holding one string per arch name, for evaluation only.
 Literal NameList(const std::vector<ArchName>& names, const Literal& origin) {
   Literal list;

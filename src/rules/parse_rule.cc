@@ -11,6 +11,7 @@
 #include "env/safe_path.h"
 #include "env/version.h"
 #include "rules/loader.h"
+#include "util/identifier.h"
 #include "util/yaml_reader.h"
 
 namespace archpatch::rules {
@@ -29,12 +30,6 @@ const std::vector<std::string_view> kAddForms = {"major", "capability"};
 // overflowed the stack (issue 16, item 9).
 constexpr size_t kMaxIdBytes = 128;
 constexpr size_t kMaxMacroBytes = 256;
-
-bool IsIdentifier(std::string_view text) {
-  auto head = [](char c) { return std::isalpha(static_cast<unsigned char>(c)) || c == '_'; };
-  auto tail = [&](char c) { return head(c) || std::isdigit(static_cast<unsigned char>(c)); };
-  return !text.empty() && head(text[0]) && std::all_of(text.begin() + 1, text.end(), tail);
-}
 
 bool IsRuleId(std::string_view text) {
   auto lower_or_digit = [](char c) { return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9'); };

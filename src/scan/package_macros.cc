@@ -5,12 +5,9 @@
 #include <cctype>
 #include <cstdint>
 
+#include "util/identifier.h"
+
 namespace archpatch::scan {
-namespace {
-
-bool IdentifierByte(unsigned char c) { return std::isalnum(c) || c == '_'; }
-
-}  // namespace
 
 PerArchMacros ResolvePackageMacros(const std::map<std::string, std::vector<cuda::MacroDefinition>>& by_file,
                                    const std::vector<arch::Arch>& arches) {
@@ -46,22 +43,13 @@ bool MentionsAnyName(std::string_view contents, const std::set<std::string, std:
     first.set(static_cast<unsigned char>(name.front())), last.set(static_cast<unsigned char>(name.back()));
     shortest = std::min(shortest, name.size()), longest = std::max(longest, name.size());
   }
-  for (size_t i = 0; i < contents.size();) {
-    const unsigned char c = static_cast<unsigned char>(contents[i]);
-    if (!IdentifierByte(c)) {
-      ++i;
-      continue;
-    }
-    size_t j = i;
-    while (j < contents.size() && IdentifierByte(static_cast<unsigned char>(contents[j]))) ++j;
-    const size_t n = j - i;
-    if (n >= shortest && n <= longest && first[c] && last[static_cast<unsigned char>(contents[j - 1])] &&
-        !std::isdigit(c) && names.count(contents.substr(i, n))) {
-      return true;
-    }
-    i = j;
-  }
-  return false;
+  bool found = false;
+  ForEachIdentifier(contents, [&](std::string_view word, size_t) {
+    found = word.size() >= shortest && word.size() <= longest && first[static_cast<unsigned char>(word.front())] &&
+            last[static_cast<unsigned char>(word.back())] && names.count(word);
+    return found;
+  });
+  return found;
 }
 
 }  // namespace archpatch::scan

@@ -15,6 +15,7 @@
 
 #include "store/caches_remove.h"
 #include "util/input_file.h"
+#include "util/identifier.h"
 #include "util/yaml_reader.h"
 
 namespace archpatch::store {
@@ -222,8 +223,7 @@ Result<fs::path> ExpandRoot(const std::string& text, const EnvLookup& env) {
       if (dash != std::string::npos) fallback = inner.substr(dash + 2), has_fallback = true;
       i = j;
     } else {
-      size_t j = i + 1;
-      while (j < text.size() && (std::isalnum(static_cast<unsigned char>(text[j])) || text[j] == '_')) ++j;
+      const size_t j = i + 1 + IdentifierRunAt(text, i + 1);
       name = text.substr(i + 1, j - i - 1);
       i = j;
     }

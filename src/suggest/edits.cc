@@ -5,6 +5,8 @@
 
 #include <fmt/format.h>
 
+#include "util/identifier.h"
+
 namespace archpatch::suggest {
 namespace {
 
@@ -12,17 +14,10 @@ namespace {
 // __CUDA_ARCH* macro it names.
 std::string ArchMacroOf(std::string_view text) {
   std::string first;
-  for (size_t i = 0; i < text.size();) {
-    if (!(std::isalpha(static_cast<unsigned char>(text[i])) || text[i] == '_')) {
-      ++i;
-      continue;
-    }
-    size_t j = i;
-    while (j < text.size() && (std::isalnum(static_cast<unsigned char>(text[j])) || text[j] == '_')) ++j;
-    const std::string_view word = text.substr(i, j - i);
+  ForEachIdentifier(text, [&](std::string_view word, size_t) {
     if (word.starts_with("__CUDA_ARCH") && (first.empty() || word == "__CUDA_ARCH__")) first = word;
-    i = j;
-  }
+    return false;
+  });
   return first;
 }
 
