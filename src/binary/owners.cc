@@ -4,6 +4,8 @@
 #include <sstream>
 #include <string_view>
 
+#include "util/input_file.h"
+
 namespace archpatch::binary {
 namespace {
 
@@ -13,11 +15,10 @@ std::string Key(const std::filesystem::path& file) {
   return (ec ? file : absolute).lexically_normal().string();
 }
 
+// METADATA and RECORD; what cannot be read has no lines.
 std::string ReadText(const std::filesystem::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
+  Result<std::string> bytes = ReadInputFile(path, kMaxRecordBytes);
+  return bytes ? std::move(*bytes) : std::string();
 }
 
 // "Name: torch" -> "torch" for the header lines of METADATA (the body after a blank line is

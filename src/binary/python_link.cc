@@ -7,6 +7,8 @@
 
 #include <fmt/format.h>
 
+#include "util/input_file.h"
+
 namespace archpatch::binary {
 namespace {
 
@@ -50,11 +52,7 @@ std::string ReadSource(const std::string& file, const std::vector<std::string>& 
   std::vector<fs::path> tries = {file};
   for (const std::string& root : roots) tries.push_back(fs::path(root) / file);
   for (const fs::path& p : tries) {
-    std::ifstream in(p, std::ios::binary);
-    if (!in) continue;
-    std::ostringstream s;
-    s << in.rdbuf();
-    return s.str();
+    if (Result<std::string> bytes = ReadInputFile(p, kMaxSourceBytes)) return std::move(*bytes);
   }
   return "";
 }

@@ -33,7 +33,7 @@ std::string EditSummary(const rules::Edit& e) {
   std::string what;
   if (const auto* g = std::get_if<rules::CudaGate>(&e.action)) {
     what = fmt::format("macro {}{}, {}", g->macro, g->scope.empty() ? "" : ", scope " + g->scope,
-                       rules::StrategyName(g->strategy));
+                       cuda::WidenStrategyName(g->strategy));
   } else if (const auto* g = std::get_if<rules::PythonGate>(&e.action)) {
     what = fmt::format("scope {}, name {}, add {}", g->scope.empty() ? "*" : g->scope, g->name.empty() ? "*" : g->name,
                        rules::AddFormName(g->add));

@@ -9,6 +9,8 @@
 #include <sstream>
 #include <unordered_map>
 
+#include "util/input_file.h"
+
 namespace archpatch::cuda {
 namespace {
 
@@ -45,11 +47,8 @@ std::shared_ptr<const FileConstants> LoadHeader(const std::string& path) {
     if (auto it = cache.files.find(path); it != cache.files.end()) return it->second;
   }
   auto constants = std::make_shared<FileConstants>();
-  std::ifstream in(path, std::ios::binary);
-  if (in) {
-    std::stringstream ss;
-    ss << in.rdbuf();
-    const std::string contents = ss.str();
+  if (Result<std::string> bytes = ReadInputFile(path, kMaxSourceBytes)) {
+    const std::string& contents = *bytes;
     Result<std::vector<Token>> tokens = ThreadLexer().Tokenize(path, contents);
     if (tokens) *constants = ReadFileConstants(path, contents, *tokens);
   }

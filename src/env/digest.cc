@@ -95,13 +95,4 @@ Result<std::string> Sha256UrlsafeB64OfFile(const std::filesystem::path& path) {
   return digest.UrlsafeB64();
 }
 
-Result<std::string> ReadFileBytes(const std::filesystem::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return Error{fmt::format("cannot read '{}': {}", path.string(), std::strerror(errno)), {}};
-  std::ostringstream bytes;
-  bytes << in.rdbuf();
-  if (in.bad()) return Error{fmt::format("cannot read '{}'", path.string()), {}};
-  return bytes.str();
-}
-
 }  // namespace archpatch::env

@@ -30,7 +30,4 @@ class Sha256Stream {
   std::unique_ptr<Context> context_;
 };
 
-// The whole file's bytes; errors name the file and errno's text.
-Result<std::string> ReadFileBytes(const std::filesystem::path& path);
-
 }  // namespace archpatch::env

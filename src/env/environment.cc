@@ -59,7 +59,7 @@ Result<Distribution> ReadDistInfo(const fs::path& root, const fs::path& dist_inf
     return Error{fmt::format("'{}' has no Name or Version", (dist_info / "METADATA").string()), {}};
   }
   dist.normalized_name = NormalizeName(dist.name);
-  if (Result<std::string> installer = ReadFileBytes(dist_info / "INSTALLER")) {
+  if (Result<std::string> installer = ReadInputFile(dist_info / "INSTALLER", kMaxRecordBytes)) {
     dist.installer = FirstLine(*installer);
   }
   const fs::path record_path = dist_info / "RECORD";

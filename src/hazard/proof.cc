@@ -15,6 +15,7 @@
 #include "hazard/blast_radius.h"
 #include "hazard/branches.h"
 #include "hazard/source.h"
+#include "util/input_file.h"
 
 namespace archpatch::hazard {
 namespace {
@@ -30,11 +31,10 @@ struct Pass {
   std::string error;  // first line of the compiler's complaint when !ok
 };
 
+// The compiler's own output files: what it could not write reads as empty.
 std::string ReadAll(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
+  Result<std::string> bytes = ReadInputFile(p, kMaxSourceBytes);
+  return bytes ? std::move(*bytes) : std::string();
 }
 
 void WriteAll(const fs::path& p, std::string_view bytes) {

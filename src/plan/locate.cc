@@ -45,15 +45,6 @@ std::string NearMiss(const Finding& f, std::string_view why) {
                      why.empty() ? "" : fmt::format(" ({})", why));
 }
 
-cuda::WidenStrategy ToWiden(rules::Strategy s) {
-  switch (s) {
-    case rules::Strategy::kDropBound: return cuda::WidenStrategy::kDropBound;
-    case rules::Strategy::kRaiseBound: return cuda::WidenStrategy::kRaiseBound;
-    case rules::Strategy::kOrTarget: return cuda::WidenStrategy::kOrTarget;
-  }
-  return cuda::WidenStrategy::kDropBound;
-}
-
 std::string TargetList(const std::vector<arch::Arch>& targets) {
   std::vector<std::string> names;
   for (const arch::Arch& a : targets) names.push_back(a.name());
@@ -71,15 +62,15 @@ Result<Place> WidenCudaGate(const Finding& f, const cuda::Condition& condition, 
     p.description = fmt::format("'{}' already holds for {}", f.text, TargetList(targets));
     return p;
   }
-  Result<std::string> widened = cuda::WidenCondition(raw, ToWiden(gate.strategy), targets, env);
+  Result<std::string> widened = cuda::WidenCondition(raw, gate.strategy, targets, env);
   if (!widened) {
     return Error{fmt::format("{}:{}:{}: cannot widen '{}' with {}: {}", f.file, f.line, f.column, f.text,
-                             rules::StrategyName(gate.strategy), widened.error().message),
+                             cuda::WidenStrategyName(gate.strategy), widened.error().message),
                  {}};
   }
   Place p = MakePlace(contents, f.span.begin, f.span.end, *widened);
   p.description = fmt::format("#{} '{}' -> '{}' ({} for {})", archpatch::gate::DirectiveName(f.directive()->directive),
-                              f.text, *widened, rules::StrategyName(gate.strategy), TargetList(targets));
+                              f.text, *widened, cuda::WidenStrategyName(gate.strategy), TargetList(targets));
   return p;
 }
 

@@ -15,6 +15,7 @@
 #include "env/safe_path.h"
 #include "env/version.h"
 #include "plan/locate.h"
+#include "util/input_file.h"
 
 namespace archpatch::plan {
 namespace {
@@ -74,7 +75,7 @@ Result<std::string> ReadText(const std::filesystem::path& root, const std::strin
                              options.max_file_bytes >> 20),
                  {}};
   }
-  Result<std::string> bytes = options.read ? options.read(*path) : env::ReadFileBytes(*path);
+  Result<std::string> bytes = options.read ? options.read(*path) : ReadInputFile(*path, kMaxSourceBytes);
   if (!bytes) return bytes.error();
   if (size_t nul = bytes->find('\0'); nul != std::string::npos) {
     return Error{fmt::format("'{}' is binary (a NUL byte at offset {}); rules edit text files only", relative, nul),

@@ -17,7 +17,7 @@ namespace archpatch::plan {
 struct PlanOptions {
   size_t max_file_bytes = 16u << 20;  // larger files are refused (16 MiB)
   bool check_version = true;          // refuse a distribution outside the rule's range
-  // Reads a file the rules select (absolute path); empty: env::ReadFileBytes. Apply passes its
+  // Reads a file the rules select (absolute path); empty: ReadInputFile. Apply passes its
   // snapshot (apply/snapshot.h), so planning reads through the same Disk as the transaction.
   std::function<Result<std::string>(const std::filesystem::path&)> read;
 };

@@ -9,6 +9,7 @@
 
 #include "env/digest.h"
 #include "rules/loader.h"
+#include "util/input_file.h"
 
 namespace archpatch::plan {
 namespace {
@@ -65,7 +66,7 @@ class PlannerTest : public ::testing::Test {
     fs::create_directories((root_ / relative).parent_path());
     std::ofstream(root_ / relative, std::ios::binary) << bytes;
   }
-  std::string Read(const std::string& relative) { return *env::ReadFileBytes(root_ / relative); }
+  std::string Read(const std::string& relative) { return *ReadInputFile(root_ / relative, kMaxSourceBytes); }
   Result<EditPlan> Plan(const std::string& rule_text = kRule) {
     Result<rules::Rule> rule = rules::ParseRule(rule_text, "demo-sm12x.yaml");
     EXPECT_TRUE(rule) << rule.error().str();

@@ -9,16 +9,15 @@
 
 #include "plan/locate.h"
 #include "rules/loader.h"
+#include "util/input_file.h"
 
 namespace archpatch::plan {
 namespace {
 
 std::optional<std::string> Slurp(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return std::nullopt;
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
+  Result<std::string> bytes = ReadInputFile(path, kMaxSourceBytes);
+  if (!bytes) return std::nullopt;
+  return std::move(*bytes);
 }
 
 bool Targets(const rules::Rule& rule, const arch::Arch& target) {

@@ -8,6 +8,7 @@
 #include "env/digest.h"
 #include "env/environment.h"
 #include "plan/planner.h"
+#include "util/input_file.h"
 
 namespace archpatch::plan {
 namespace fs = std::filesystem;
@@ -24,7 +25,7 @@ std::set<std::string> FilesUnder(const fs::path& dir) {
 }
 
 std::string ReadOrEmpty(const fs::path& path) {
-  Result<std::string> bytes = env::ReadFileBytes(path);
+  Result<std::string> bytes = ReadInputFile(path, kMaxSourceBytes);
   return bytes ? *bytes : "";
 }
 

@@ -89,9 +89,7 @@ Result<EditAction> ParseCudaGate(const YamlReader& r, const YAML::Node& node) {
   gate.scope = *scope;
   Result<std::string> strategy = Choice(r, node, "strategy", kStrategies, "");
   if (!strategy) return strategy.error();
-  gate.strategy = *strategy == "drop-bound"    ? Strategy::kDropBound
-                  : *strategy == "raise-bound" ? Strategy::kRaiseBound
-                                               : Strategy::kOrTarget;
+  gate.strategy = *cuda::ParseWidenStrategy(*strategy);  // Choice took one of kStrategies
   return EditAction(gate);
 }
 

@@ -8,15 +8,6 @@ std::string_view Edit::KindName() const {
   return "replace";
 }
 
-std::string_view StrategyName(Strategy s) {
-  switch (s) {
-    case Strategy::kDropBound: return "drop-bound";
-    case Strategy::kRaiseBound: return "raise-bound";
-    case Strategy::kOrTarget: return "or-target";
-  }
-  return "drop-bound";
-}
-
 std::string_view AddFormName(AddForm a) { return a == AddForm::kMajor ? "major" : "capability"; }
 
 }  // namespace archpatch::rules

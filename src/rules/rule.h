@@ -10,16 +10,13 @@
 #include <vector>
 
 #include "arch/arch.h"
+#include "cuda/widen.h"
 #include "util/result.h"
 
 namespace archpatch::rules {
 
-// How a cuda-gate edit widens a preprocessor condition (see src/cuda/widen.h).
-enum class Strategy {
-  kDropBound,   // remove the comparison that excludes the target (`&& __CUDA_ARCH__ < 1200`)
-  kRaiseBound,  // move the excluding bound past the target (`< 1200` -> `< 1220`)
-  kOrTarget,    // OR in the exact target (`|| (__CUDA_ARCH__ == 1200)`)
-};
+// How a cuda-gate edit widens a preprocessor condition: cuda's own enum (src/cuda/widen.h).
+using Strategy = cuda::WidenStrategy;
 
 // What a python-gate edit adds to the gate's literal (see src/python/widen.h).
 enum class AddForm {
@@ -76,7 +73,6 @@ struct Rule {
   std::string sha256;          // hex digest of the rule file's bytes (recorded in the manifest)
 };
 
-std::string_view StrategyName(Strategy s);  // "drop-bound", "raise-bound", "or-target"
-std::string_view AddFormName(AddForm a);    // "major", "capability"
+std::string_view AddFormName(AddForm a);  // "major", "capability"
 
 }  // namespace archpatch::rules

@@ -12,6 +12,7 @@
 #include "suggest/edits.h"
 #include "suggest/fixture.h"
 #include "suggest/rule_text.h"
+#include "util/input_file.h"
 
 namespace archpatch::suggest {
 namespace {
@@ -245,7 +246,7 @@ DraftOutcome DraftRule(const env::Environment& env, const std::vector<Accepted>&
   std::map<std::string, std::string> contents;
   std::vector<ChosenEdit> edits;
   for (const auto& [file, roots] : by_file) {
-    Result<std::string> bytes = env::ReadFileBytes(dist.root / file);
+    Result<std::string> bytes = ReadInputFile(dist.root / file, kMaxSourceBytes);
     if (!bytes) {
       for (const Accepted* a : roots) Refuse(*a, bytes.error().str(), out.refused);
       continue;

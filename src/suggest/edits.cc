@@ -87,7 +87,7 @@ Result<ChosenEdit> CudaEdit(const Candidate& c, rules::Edit edit, std::string_vi
     edit.action = rules::CudaGate{macro, c.scope, s};
     Result<ChosenEdit> chosen = Chosen(edit, c, contents, targets);
     if (chosen) return chosen;
-    tried.push_back(fmt::format("{}: {}", rules::StrategyName(s), chosen.error().message));
+    tried.push_back(fmt::format("{}: {}", cuda::WidenStrategyName(s), chosen.error().message));
   }
   return Error{fmt::format("no strategy widens it ({})", fmt::join(tried, "; ")), {}};
 }

@@ -4,6 +4,7 @@
 
 #include "env/digest.h"
 #include "env/test_tree.h"
+#include "util/input_file.h"
 
 namespace archpatch::suggest {
 namespace {
@@ -19,7 +20,7 @@ std::vector<SuggestedRule> OneRule() {
   return {r};
 }
 
-std::string Read(const fs::path& p) { return *env::ReadFileBytes(p); }
+std::string Read(const fs::path& p) { return *ReadInputFile(p, kMaxSourceBytes); }
 
 TEST(WriteSuggestions, WritesTheRuleAndBothTreesOfItsFixture) {
   TempTree t;

@@ -10,7 +10,7 @@ void EmitAction(YAML::Emitter& out, const rules::EditAction& action) {
     out << YAML::Key << "cuda-gate" << YAML::Value << YAML::BeginMap;
     out << YAML::Key << "macro" << YAML::Value << gate->macro;
     if (!gate->scope.empty()) out << YAML::Key << "scope" << YAML::Value << gate->scope;
-    out << YAML::Key << "strategy" << YAML::Value << std::string(rules::StrategyName(gate->strategy));
+    out << YAML::Key << "strategy" << YAML::Value << std::string(cuda::WidenStrategyName(gate->strategy));
     out << YAML::EndMap;
   } else if (const auto* py = std::get_if<rules::PythonGate>(&action)) {
     out << YAML::Key << "python-gate" << YAML::Value << YAML::BeginMap;
