@@ -1,6 +1,5 @@
 // archpatch eval: evaluates #if conditions given on the command line or in a file, per arch, in
 // three-valued logic. A malformed expression is reported with a caret and the rest still print.
-#include <fstream>
 #include <optional>
 #include <sstream>
 
@@ -11,19 +10,14 @@
 #include "cli/command.h"
 #include "cli/options.h"
 #include "cuda/condition.h"
+#include "cuda/expression_file.h"
 #include "cuda/macro_env.h"
 #include "util/result.h"
 
 namespace archpatch::cli {
 namespace {
 
-// One expression and where it came from: "<arg 2>" line 1, or "conds.txt" line 14.
-struct Expression {
-  std::string text;
-  std::string origin;
-  int line = 1;
-  int column_offset = 0;  // bytes of the first line before `text` (indent, a `#if `)
-};
+using Expression = cuda::SourcedExpression;
 
 std::vector<Expression> FromArgs(const std::vector<std::string>& args) {
   std::vector<Expression> out;
@@ -31,43 +25,10 @@ std::vector<Expression> FromArgs(const std::vector<std::string>& args) {
   return out;
 }
 
-// The expression on one (continued) line of an expression file, without its indent and a
-// leading `#if`/`#elif`; nothing for blank and '#' comment lines.
-std::optional<Expression> ExpressionOfLine(const std::string& line, const std::string& path, int line_no) {
-  size_t first = line.find_first_not_of(" \t\r");
-  if (first == std::string::npos) return std::nullopt;
-  for (std::string_view directive : {"#if", "#elif"}) {
-    const std::string_view rest = std::string_view(line).substr(first);
-    if (rest.substr(0, directive.size()) == directive && rest.size() > directive.size() &&
-        (rest[directive.size()] == ' ' || rest[directive.size()] == '\t')) {
-      first = line.find_first_not_of(" \t", first + directive.size());
-    }
-  }
-  if (first == std::string::npos || line[first] == '#') return std::nullopt;
-  return Expression{line.substr(first), path, line_no, static_cast<int>(first)};
-}
-
-// One expression per line; a trailing backslash continues it. Blank lines and lines starting
-// with '#' are skipped, except that a leading `#if`/`#elif` is stripped, so grep output works.
 std::vector<Expression> FromFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw UsageError(fmt::format("cannot read expression file '{}'", path));
-  std::vector<Expression> out;
-  std::string line, pending;
-  int line_no = 0, start = 0;
-  while (std::getline(in, line)) {
-    ++line_no;
-    if (pending.empty()) start = line_no;
-    pending += line;
-    if (!pending.empty() && pending.back() == '\\') {
-      pending += '\n';
-      continue;
-    }
-    if (std::optional<Expression> e = ExpressionOfLine(pending, path, start)) out.push_back(*e);
-    pending.clear();
-  }
-  if (std::optional<Expression> e = ExpressionOfLine(pending, path, start)) out.push_back(*e);
-  return out;
+  Result<std::vector<Expression>> exprs = cuda::ReadExpressionFile(path);
+  if (!exprs) throw UsageError(fmt::format("cannot read expression file: {}", exprs.error().str()));
+  return std::move(*exprs);
 }
 
 // "archpatch: error: FILE:LINE:COL: message", then the offending line and a caret under COL.

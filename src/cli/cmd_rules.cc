@@ -18,17 +18,6 @@ using Json = nlohmann::ordered_json;
 
 constexpr char kSynopsis[] = "list [--json] | show ID [--json] | check FILE... | test [--dir DIR] [ID...]";
 
-// Every rule file, the first folder holding an id winning (the order of RuleDirectories()).
-std::vector<fs::path> AllRuleFiles(const std::vector<fs::path>& dirs) {
-  std::map<std::string, fs::path> by_id;
-  for (const fs::path& dir : dirs) {
-    for (const fs::path& file : rules::RuleFilesIn(dir)) by_id.emplace(file.stem().string(), file);
-  }
-  std::vector<fs::path> files;
-  for (const auto& [id, file] : by_id) files.push_back(file);
-  return files;
-}
-
 std::string EditSummary(const rules::Edit& e) {
   std::string what;
   if (const auto* g = std::get_if<rules::CudaGate>(&e.action)) {
@@ -67,7 +56,7 @@ Json RuleJson(const rules::Rule& r) {
 int List(bool json) {
   Json out = Json::array();
   int status = kExitOk;
-  for (const fs::path& file : AllRuleFiles(rules::RuleDirectories())) {
+  for (const fs::path& file : rules::AllRuleFiles(rules::RuleDirectories())) {
     Result<rules::Rule> rule = rules::LoadRuleFile(file);
     if (!rule) {
       fmt::print(stderr, "archpatch: error: {}\n", rule.error().str());
@@ -125,7 +114,7 @@ int Check(const std::vector<std::string>& files) {
 int Test(const std::vector<std::string>& ids, const std::string& dir) {
   std::vector<fs::path> files;
   if (ids.empty()) {
-    files = AllRuleFiles(dir.empty() ? rules::RuleDirectories() : std::vector<fs::path>{dir});
+    files = rules::AllRuleFiles(dir.empty() ? rules::RuleDirectories() : std::vector<fs::path>{dir});
   }
   for (const std::string& id : ids) {
     files.push_back(dir.empty() || id.find('/') != std::string::npos ? fs::path(id) : fs::path(dir) / (id + ".yaml"));

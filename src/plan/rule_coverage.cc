@@ -44,12 +44,10 @@ bool Selects(const FilePlaces& places, const Finding& f) {
 
 std::vector<rules::Rule> ShippedRules() {
   std::vector<rules::Rule> out;
-  for (const std::filesystem::path& dir : rules::RuleDirectories()) {
-    for (const std::filesystem::path& file : rules::RuleFilesIn(dir)) {
-      Result<rules::Rule> rule = rules::LoadRuleFile(file);
-      if (rule && std::none_of(out.begin(), out.end(), [&](const rules::Rule& r) { return r.id == rule->id; })) {
-        out.push_back(std::move(*rule));
-      }
+  for (const std::filesystem::path& file : rules::AllRuleFiles(rules::RuleDirectories())) {
+    Result<rules::Rule> rule = rules::LoadRuleFile(file);
+    if (rule && std::none_of(out.begin(), out.end(), [&](const rules::Rule& r) { return r.id == rule->id; })) {
+      out.push_back(std::move(*rule));
     }
   }
   return out;

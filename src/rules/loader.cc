@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <map>
 #include <set>
 
 #include <fmt/format.h>
@@ -86,6 +87,16 @@ std::vector<fs::path> RuleFilesIn(const fs::path& dir) {
     }
   }
   std::sort(files.begin(), files.end(), [](const fs::path& a, const fs::path& b) { return a.stem() < b.stem(); });
+  return files;
+}
+
+std::vector<fs::path> AllRuleFiles(const std::vector<fs::path>& dirs) {
+  std::map<std::string, fs::path> by_id;
+  for (const fs::path& dir : dirs) {
+    for (const fs::path& file : RuleFilesIn(dir)) by_id.emplace(file.stem().string(), file);
+  }
+  std::vector<fs::path> files;
+  for (const auto& [id, file] : by_id) files.push_back(file);
   return files;
 }
 

@@ -32,6 +32,10 @@ Result<Rule> LoadRule(std::string_view id_or_path);
 // Every *.yaml rule file directly in `dir` (caches.yaml excluded), sorted by id.
 std::vector<std::filesystem::path> RuleFilesIn(const std::filesystem::path& dir);
 
+// The rule files of `dirs` (RuleDirectories() order), one per id: the first folder holding an id
+// wins, as LoadRule decides. Sorted by id.
+std::vector<std::filesystem::path> AllRuleFiles(const std::vector<std::filesystem::path>& dirs);
+
 // Whether a file name in a rules folder names a rule: *.yaml / *.yml, but not caches.yaml (cache
 // kinds), features.yaml (the hazard feature table) nor known-unsafe.yaml (plan/known_unsafe.h).
 bool IsRuleFileName(const std::filesystem::path& path);

@@ -45,6 +45,16 @@ TEST_F(RulesFolder, ListsRuleFilesButNotCachesOrFeatures) {
   EXPECT_EQ(files[1].filename(), "other-rule.yaml");
 }
 
+TEST_F(RulesFolder, AllRuleFilesTakesEachIdFromTheFirstFolderHoldingIt) {
+  const fs::path later = dir_ / "later";
+  fs::create_directory(later);
+  std::ofstream(later / "demo-sm12x.yaml") << "shadowed\n";
+  std::ofstream(later / "third.yaml") << "x\n";
+  std::vector<std::string> files;
+  for (const fs::path& f : AllRuleFiles({dir_, later})) files.push_back(f.lexically_relative(dir_).string());
+  EXPECT_EQ(files, (std::vector<std::string>{"demo-sm12x.yaml", "other-rule.yaml", "later/third.yaml"}));
+}
+
 TEST(RuleFileName, CachesAndFeaturesAreNotRules) {
   EXPECT_TRUE(IsRuleFileName("rules/a.yaml"));
   EXPECT_TRUE(IsRuleFileName("a.yml"));
