@@ -19,6 +19,7 @@
 
 #include "cuda/gates.h"
 #include "cuda/tokens.h"
+#include "python/module_names.h"
 #include "python/package.h"
 #include "python/scanner.h"
 #include "scan/package_macros.h"
@@ -128,8 +129,10 @@ struct WorkerResult {
   std::vector<Finding> findings;
   std::vector<Error> errors, warnings;
   DefinitionsByFile definitions;
-  std::vector<std::string> rescanned;          // later rounds: the files scanned again
-  std::vector<python::ModuleSummary> modules;  // for the package model
+  std::vector<std::string> rescanned;                              // later rounds: the files scanned again
+  std::vector<python::ModuleNames> module_names;                   // for the package model (python/module_names.h)
+  std::map<std::string, python::ModuleSummary> gated_modules;      // whole: modules with gates of their own
+  std::map<std::string, std::vector<python::BranchChain>> chains;  // of modules that keep a finding
   size_t parsed = 0;
 };
 
@@ -160,9 +163,13 @@ class AuditRun {
     AuditReport report;
     report.arches = arches_;
     report.files_scanned = files_.size();
-    std::vector<python::ModuleSummary> modules;
+    std::vector<python::ModuleNames> names;
+    std::map<std::string, std::vector<python::BranchChain>> chains;
+    std::map<std::string, python::ModuleSummary> gated;
     for (WorkerResult& r : results) {
-      std::move(r.modules.begin(), r.modules.end(), std::back_inserter(modules));
+      std::move(r.module_names.begin(), r.module_names.end(), std::back_inserter(names));
+      chains.merge(r.chains);
+      gated.merge(r.gated_modules);
       std::move(r.findings.begin(), r.findings.end(), std::back_inserter(report.findings));
       std::move(r.errors.begin(), r.errors.end(), std::back_inserter(report.errors));
       std::move(r.warnings.begin(), r.warnings.end(), std::back_inserter(report.warnings));
@@ -170,10 +177,7 @@ class AuditRun {
       definitions_.merge(r.definitions);
       rescanned_.insert(r.rescanned.begin(), r.rescanned.end());
     }
-    std::map<std::string, std::vector<python::BranchChain>> chains;
-    for (python::ModuleSummary& m : modules) {
-      if (!m.chains.empty()) chains[m.file] = std::move(m.chains);
-    }
+    std::vector<python::ModuleSummary> modules = SummariesThatMatter(names, gated, chains);
     std::vector<Finding> resolved = python::PackageModel(std::move(modules), arches_).BranchFindings();
     python::PackageModel::DropBoundComparisons(report.findings, resolved);
     python::MarkChainSiblings(chains, report.findings, resolved);
@@ -194,6 +198,36 @@ class AuditRun {
   }
 
   DefinitionsByFile& definitions() { return definitions_; }
+
+  // The package model's input, in scan order so that module lookups see every module as before:
+  // the full summary of each module ModulesThatMatter names (kept from the first pass for a module
+  // with gates of its own, scanned again for the few others: those that import or call a
+  // predicate reaching a gate), and the file alone for the rest.
+  std::vector<python::ModuleSummary> SummariesThatMatter(
+      const std::vector<python::ModuleNames>& names, std::map<std::string, python::ModuleSummary>& gated,
+      std::map<std::string, std::vector<python::BranchChain>>& chains) {
+    const std::set<std::string> wanted = python::ModulesThatMatter(names);
+    std::vector<python::ModuleSummary> modules(names.size());
+    FileBytes file;
+    for (size_t m = 0; m < names.size(); ++m) {
+      modules[m].file = names[m].file;
+      auto whole = gated.find(names[m].file);
+      if (!wanted.count(names[m].file)) {
+        if (whole != gated.end() && !whole->second.chains.empty())
+          chains[names[m].file] = std::move(whole->second.chains);
+        continue;
+      }
+      if (whole != gated.end()) {
+        modules[m] = std::move(whole->second);
+      } else if (file.Load(names[m].file)) {
+        Result<python::ScannedModule> scanned = python::ScanPythonModule(names[m].file, file.view(), arches_);
+        if (!scanned) continue;  // the first pass reported it
+        modules[m] = std::move(scanned->summary);
+      }
+      if (!modules[m].chains.empty()) chains[modules[m].file] = std::move(modules[m].chains);
+    }
+    return modules;
+  }
   const std::set<std::string>& rescanned() const { return rescanned_; }
 
  private:
@@ -221,13 +255,19 @@ class AuditRun {
     std::string_view contents = file.view();
     Result<std::vector<Finding>> found = std::vector<Finding>{};
     std::vector<cuda::Token> tokens;
+    std::vector<python::BranchChain> chains;
     if (KindOf(path) == FileKind::kPython) {
       if (names_) return;  // later rounds re-evaluate #if chains only
       ++out.parsed;
       Result<python::ScannedModule> scanned = python::ScanPythonModule(path, contents, arches_);
       if (!scanned) return out.errors.push_back(scanned.error());
       found = std::move(scanned->findings);
-      out.modules.push_back(std::move(scanned->summary));
+      out.module_names.push_back(python::NamesOf(scanned->summary));
+      if (!scanned->summary.gates.empty()) {
+        out.gated_modules[path] = std::move(scanned->summary);
+      } else {
+        chains = std::move(scanned->summary.chains);
+      }
     } else {
       if (names_ && !MentionsAnyName(contents, *names_)) return;
       if (names_) out.rescanned.push_back(path);
@@ -257,6 +297,7 @@ class AuditRun {
       ScannedFile scanned{path, contents, tokens, env_};
       options_.after_cuda_file(scanned, kept, out.warnings);
     }
+    if (!kept.empty() && !chains.empty()) out.chains[path] = std::move(chains);
     std::move(kept.begin(), kept.end(), std::back_inserter(out.findings));
   }
 
