@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "apply/prebuilt_edits.h"
 #include "apply/unsafe_edits.h"
 
 namespace archpatch::apply {
@@ -28,6 +29,9 @@ PlanChecks CheckPlan(const StagedPlan& staged, Snapshot& snapshot, const CheckOp
   RefuseKnownUnsafeEdits(staged);  // before the hazards: nothing overrides it, dry runs included
   PlanChecks out;
   out.assessment = AssessPlan(staged, snapshot);
+  std::vector<Finding> prebuilt = PrebuiltHazards(staged);
+  out.assessment.findings.insert(out.assessment.findings.end(), prebuilt.begin(), prebuilt.end());
+  SortFindings(out.assessment.findings);
   out.lines = DescribeAssessment(out.assessment);
   out.json["hazards"] = ToJson(out.assessment);
   if (!options.dry_run && out.assessment.Refuses() && !options.allow_hazard) {

@@ -29,7 +29,8 @@ struct PlanChecks {
 };
 
 // Throws Fatal (exit 3, "nothing was changed") for an edit of a gate on the known-unsafe list
-// (always: apply/unsafe_edits.h), a hazard of severity error without allow_hazard, or a failed
+// (always: apply/unsafe_edits.h), a hazard of severity error without allow_hazard (those of
+// AssessPlan and the prebuilt-without-image ones of apply/prebuilt_edits.h), or a failed
 // proof, the last two unless dry_run.
 PlanChecks CheckPlan(const StagedPlan& staged, Snapshot& snapshot, const CheckOptions& options);
 

@@ -19,12 +19,6 @@ std::vector<arch::Arch> Targets(const plan::RulePlan& rule) {
   return out;
 }
 
-// Whether the edit touches the gate's bytes (an insertion counts at its position).
-bool Touches(const plan::TextEdit& edit, const ByteSpan& gate) {
-  const size_t end = std::max(edit.end, edit.begin + 1);
-  return edit.begin < gate.end && gate.begin < end;
-}
-
 // The refusals of one staged file: its gates as planned against, the ones the list covers for
 // one of the rule's targets, and the edits that touch them.
 void RefusalsOf(const StagedFile& file, const std::vector<plan::KnownUnsafe>& list, std::vector<std::string>& out) {
@@ -39,7 +33,7 @@ void RefusalsOf(const StagedFile& file, const std::vector<plan::KnownUnsafe>& li
     }
     if (!entry) continue;
     for (const plan::TextEdit& edit : file.file->edits) {
-      if (!Touches(edit, gate.span)) continue;
+      if (!EditTouches(edit, gate.span)) continue;
       out.push_back(fmt::format("{}:{}:{}: rule '{}' edit {} changes '{}': {} (known-unsafe {})", file.file->path,
                                 edit.line, edit.column, file.rule->rule_id, edit.edit_index + 1, gate.text,
                                 plan::DoNotWiden(*entry), entry->id));
@@ -48,6 +42,11 @@ void RefusalsOf(const StagedFile& file, const std::vector<plan::KnownUnsafe>& li
 }
 
 }  // namespace
+
+bool EditTouches(const plan::TextEdit& edit, const ByteSpan& gate) {
+  const size_t end = std::max(edit.end, edit.begin + 1);
+  return edit.begin < gate.end && gate.begin < end;
+}
 
 std::vector<std::string> UnsafeEdits(const StagedPlan& staged, const std::vector<plan::KnownUnsafe>& list) {
   std::vector<std::string> out;

@@ -12,6 +12,9 @@
 
 namespace archpatch::apply {
 
+// Whether the edit touches the gate's bytes (an insertion counts at its position).
+bool EditTouches(const plan::TextEdit& edit, const ByteSpan& gate);
+
 // One line per refused edit: "PATH:LINE:COL: rule 'ID' edit N changes 'TEXT': do not widen: ...,
 // because ... (known-unsafe ENTRY)". Empty: nothing on the list is touched.
 std::vector<std::string> UnsafeEdits(const StagedPlan& staged, const std::vector<plan::KnownUnsafe>& list);

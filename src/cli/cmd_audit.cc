@@ -24,6 +24,7 @@
 #include "scan/audit.h"
 #include "scan/scan.h"
 #include "scan/groups.h"
+#include "scan/prebuilt_link.h"
 
 namespace archpatch::cli {
 namespace {
@@ -211,6 +212,7 @@ int RunAudit(const Context&, const std::vector<std::string>& args) {
     }
   }
   std::vector<gate::Group> groups = scan::BuildGroups(report->findings, options.paths);
+  scan::LinkAndMarkPrebuilt(report->findings, groups, options.paths, options.target);
   plan::MarkCoveredByShippedRules(groups, report->findings, options.target);
   if (Status marked = plan::MarkShippedKnownUnsafe(groups, report->findings, options.target); !marked) {
     fmt::print(stderr, "archpatch: warning: {}; no root cause is marked 'do not widen'\n", marked.error().str());

@@ -8,7 +8,7 @@
 namespace archpatch::gate {
 namespace {
 
-constexpr std::array<std::pair<Kind, std::string_view>, 7> kKindNames = {{
+constexpr std::array<std::pair<Kind, std::string_view>, 8> kKindNames = {{
     {Kind::kCudaGate, "cuda-gate"},
     {Kind::kCppRuntimeGate, "cpp-runtime-gate"},
     {Kind::kPythonGate, "python-gate"},
@@ -16,6 +16,7 @@ constexpr std::array<std::pair<Kind, std::string_view>, 7> kKindNames = {{
     {Kind::kWidenUnsafe, "widen-unsafe"},
     {Kind::kWidenUnknown, "widen-unknown"},
     {Kind::kBinaryCoverage, "binary-coverage"},
+    {Kind::kPrebuiltWithoutImage, "prebuilt-without-image"},
 }};
 
 }  // namespace
@@ -96,6 +97,16 @@ std::string_view DirectiveName(DirectiveKind kind) {
     case DirectiveKind::kElse: return "else";
   }
   return "if";
+}
+
+std::string_view ArchesFromName(ArchesFrom from) {
+  switch (from) {
+    case ArchesFrom::kUnknown: return "unknown";
+    case ArchesFrom::kCubinHeaders: return "cubin-headers";
+    case ArchesFrom::kFileNames: return "file-names";
+    case ArchesFrom::kDeclaredList: return "declared-list";
+  }
+  return "unknown";
 }
 
 std::string_view WidenSafetyName(WidenSafety s) {

@@ -18,13 +18,15 @@ namespace archpatch::gate {
 
 // What was found. The spelling in --json is KindName().
 enum class Kind {
-  kCudaGate,        // #if/#elif/#else on __CUDA_ARCH__ & co., <nv/target> NV_IF_TARGET branches
-  kCppRuntimeGate,  // a host C++ check of the device's compute capability
-  kPythonGate,      // a Python capability check or arch list
-  kEmptyKernel,     // a __global__ kernel whose body compiles to nothing on the target
-  kWidenUnsafe,     // a planned edit opens a block that uses what the target lacks
-  kWidenUnknown,    // a planned edit opens a block that calls code archpatch cannot see
-  kBinaryCoverage,  // a prebuilt binary's kernel images against the target
+  kCudaGate,              // #if/#elif/#else on __CUDA_ARCH__ & co., <nv/target> NV_IF_TARGET branches
+  kCppRuntimeGate,        // a host C++ check of the device's compute capability
+  kPythonGate,            // a Python capability check or arch list
+  kEmptyKernel,           // a __global__ kernel whose body compiles to nothing on the target
+  kWidenUnsafe,           // a planned edit opens a block that uses what the target lacks
+  kWidenUnknown,          // a planned edit opens a block that calls code archpatch cannot see
+  kBinaryCoverage,        // a prebuilt binary's kernel images against the target
+  kPrebuiltWithoutImage,  // a planned edit lets the target into a module whose precompiled
+                          // artifacts hold no image for it (scan/prebuilt_link.h)
 };
 std::string_view KindName(Kind kind);                  // "cuda-gate", "cpp-runtime-gate", ...
 std::optional<Kind> ParseKind(std::string_view name);  // the inverse of KindName
@@ -230,6 +232,25 @@ struct BinaryCoverage {
   std::string distribution;
 };
 
+// Precompiled code a gate's module loads at run time: one artifact group a package declares
+// (FlashInfer's `ArtifactPath.TRTLLM_GEN_BMM`, fetched into its cubin cache or shipped by the
+// flashinfer-cubin distribution), with the arches its images are for (scan/artifacts.h).
+enum class ArchesFrom { kUnknown, kCubinHeaders, kFileNames, kDeclaredList };
+std::string_view ArchesFromName(ArchesFrom from);  // "unknown", "cubin-headers", "file-names", "declared-list"
+
+struct PrebuiltArtifacts {
+  std::string group;                // "TRTLLM_GEN_BMM"
+  std::string declared;             // where the group is declared: "flashinfer/artifacts.py:139"
+  std::string path;                 // its folder in the cubin cache ("5988e15c.../batched_gemm-...")
+  std::string via;                  // the function that names it ("gen_trtllm_gen_fused_moe_sm100_module")
+  std::vector<std::string> arches;  // the arches its images are for ("sm_100f"); empty: unknown
+  ArchesFrom arches_from = ArchesFrom::kUnknown;
+  std::vector<std::string> binaries;   // installed files of the group found (at most a few)
+  size_t binary_count = 0;             // all of them
+  Tri runs_on_target = Tri::kUnknown;  // an image runs on the audit's target; unknown: no arches known
+  bool operator==(const PrebuiltArtifacts&) const = default;
+};
+
 struct Finding {
   std::string file;  // path as given on the command line, or relative to the scanned root
   int line = 0;      // 1-based
@@ -251,6 +272,7 @@ struct Finding {
   std::optional<EmptyKernel> empty_kernel;     // kind kEmptyKernel
   std::optional<BinaryCoverage> binary;        // kind kBinaryCoverage
   std::vector<std::string> no_image_binaries;  // python: binaries the module loads that cannot run
+  std::vector<PrebuiltArtifacts> prebuilt;     // precompiled artifacts the gate's module loads
   std::string rule;                            // the rule whose plan this hazard belongs to
   std::string reached_through;                 // the Python file whose edit makes it reachable
   std::vector<std::string> explain;            // plain-words lines for the human report

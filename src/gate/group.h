@@ -34,6 +34,7 @@ struct Group {
   std::string distribution;             // the package (site-packages folder, or the PATH audited)
   std::string switches_off;             // "kernel rmsnorm_kernel", "function fma", "module gen_x", "file a.cuh"
   std::optional<KnownUnsafeMark> known_unsafe = std::nullopt;  // set: "do not widen", whatever the hazard check says
+  std::vector<PrebuiltArtifacts> prebuilt = {};                // what the root's and places' modules load precompiled
 };
 
 }  // namespace archpatch::gate

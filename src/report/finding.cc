@@ -209,6 +209,7 @@ nlohmann::ordered_json gate::ToJson(const Finding& f) {
     if (!f.widen->reason.empty()) j["widen_reason"] = f.widen->reason;
   }
   if (!f.no_image_binaries.empty()) j["no_image_binaries"] = f.no_image_binaries;
+  if (!f.prebuilt.empty()) j["prebuilt"] = report::PrebuiltJson(f.prebuilt);
   if (!f.explain.empty()) j["explain"] = f.explain;
   if (f.exclusion && !classed_by_scan) report::AddClassification(j, *f.exclusion);
   if (f.enables) j["enables"] = *f.enables;
@@ -218,4 +219,25 @@ nlohmann::ordered_json gate::ToJson(const Finding& f) {
   return j;
 }
 
+namespace report {
+
+nlohmann::ordered_json PrebuiltJson(const std::vector<gate::PrebuiltArtifacts>& links) {
+  nlohmann::ordered_json out = nlohmann::ordered_json::array();
+  for (const gate::PrebuiltArtifacts& l : links) {
+    out.push_back({{"group", l.group},
+                   {"declared", l.declared},
+                   {"path", l.path},
+                   {"via", l.via},
+                   {"arches", l.arches},
+                   {"arches_from", gate::ArchesFromName(l.arches_from)},
+                   {"binaries", l.binaries},
+                   {"binary_count", l.binary_count},
+                   {"runs_on_target", l.runs_on_target == Tri::kUnknown
+                                          ? nlohmann::ordered_json(nullptr)
+                                          : nlohmann::ordered_json(l.runs_on_target == Tri::kTrue)}});
+  }
+  return out;
+}
+
+}  // namespace report
 }  // namespace archpatch

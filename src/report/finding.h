@@ -22,5 +22,9 @@ nlohmann::ordered_json VerdictJson(const gate::Verdicts& verdicts);
 // The fields of a widen verdict ("widen", "target", "needs", "uses", "unseen_calls", ...).
 nlohmann::ordered_json WidenJson(const gate::WidenHazard& widen);
 
+// The precompiled artifacts a gate's module loads ("prebuilt", docs/audit.md): one object per
+// artifact group.
+nlohmann::ordered_json PrebuiltJson(const std::vector<gate::PrebuiltArtifacts>& links);
+
 }  // namespace report
 }  // namespace archpatch

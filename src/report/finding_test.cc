@@ -120,6 +120,29 @@ TEST(FindingJson, ClassSitsBesideTheBlockForDirectivesAndLastForOthers) {
   EXPECT_EQ(std::vector<std::string>(keys.end() - 4, keys.end()),
             (std::vector<std::string>{"no_image_binaries", "class", "class_reason", "root"}));
   EXPECT_EQ(j["root"].dump(), R"({"group":"G2","file":"pkg/a.py","line":3,"column":7})");
+
+  gate::PrebuiltArtifacts link;
+  link.group = "TRTLLM_GEN_BMM";
+  link.declared = "flashinfer/artifacts.py:139";
+  link.path = "5988e15c/batched_gemm";
+  link.via = "gen_trtllm_gen_fused_moe_sm100_module";
+  link.arches = {"sm_100f"};
+  link.arches_from = gate::ArchesFrom::kCubinHeaders;
+  link.binaries = {"flashinfer_cubin/cubins/5988e15c/batched_gemm/Bmm.cubin"};
+  link.binary_count = 1;
+  link.runs_on_target = Tri::kFalse;
+  p.prebuilt = {link};
+  j = ToJson(p);
+  keys = Keys(j);
+  EXPECT_EQ(std::vector<std::string>(keys.end() - 5, keys.end()),
+            (std::vector<std::string>{"no_image_binaries", "prebuilt", "class", "class_reason", "root"}));
+  EXPECT_EQ(j["prebuilt"].dump(),
+            R"([{"group":"TRTLLM_GEN_BMM","declared":"flashinfer/artifacts.py:139","path":"5988e15c/batched_gemm",)"
+            R"("via":"gen_trtllm_gen_fused_moe_sm100_module","arches":["sm_100f"],"arches_from":"cubin-headers",)"
+            R"("binaries":["flashinfer_cubin/cubins/5988e15c/batched_gemm/Bmm.cubin"],"binary_count":1,)"
+            R"("runs_on_target":false}])");
+  p.prebuilt[0].runs_on_target = Tri::kUnknown;
+  EXPECT_TRUE(ToJson(p)["prebuilt"][0]["runs_on_target"].is_null());
 }
 
 TEST(FindingJson, PythonValuesKeepTheirTypes) {

@@ -8,6 +8,8 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "gate/prebuilt.h"
+#include "report/finding.h"
 #include "report/human.h"
 
 namespace archpatch::report {
@@ -61,6 +63,7 @@ void PrintLine(std::FILE* out, const Group& g, const std::vector<Finding>& findi
     fmt::print(out, "      do not widen: {}, because {} [known-unsafe {}]\n", g.known_unsafe->what,
                g.known_unsafe->because, g.known_unsafe->id);
   }
+  if (!g.prebuilt.empty()) fmt::print(out, "      prebuilt: {}\n", gate::PrebuiltSentence(g.prebuilt, o.target));
   if (!o.each) return;
   fmt::print(out, "      why: {}\n", g.reason);
   fmt::print(out, "      widen: {}: {}\n", gate::WidenSafetyName(g.widen), fmt::join(g.widen_reasons, "; "));
@@ -193,7 +196,8 @@ nlohmann::ordered_json GroupsJson(const std::vector<Group>& groups, const std::v
                                                                   {"what", g.known_unsafe->what},
                                                                   {"because", g.known_unsafe->because},
                                                                   {"reported", g.known_unsafe->reported}}
-                                         : nlohmann::ordered_json(nullptr)}});
+                                         : nlohmann::ordered_json(nullptr)},
+         {"prebuilt", PrebuiltJson(g.prebuilt)}});
   }
   return out;
 }

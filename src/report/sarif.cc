@@ -5,6 +5,8 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "gate/prebuilt.h"
+
 namespace archpatch::report {
 namespace {
 
@@ -61,6 +63,13 @@ nlohmann::ordered_json Rules() {
   return rules;
 }
 
+// true / false / null: whether the precompiled code the root's module loads runs on the target;
+// null also when it loads none (then "prebuilt" in --json is empty).
+nlohmann::ordered_json PrebuiltProperty(const Group& g) {
+  const Tri runs = gate::PrebuiltRuns(g.prebuilt);
+  return runs == Tri::kUnknown ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(runs == Tri::kTrue);
+}
+
 std::string Message(const Group& g, const Finding& root, const std::string& target) {
   std::string text =
       fmt::format("{}: '{}' keeps {} out: {}.", gate::ExclusionClassName(g.klass), root.text, target, g.reason);
@@ -73,6 +82,7 @@ std::string Message(const Group& g, const Finding& root, const std::string& targ
     text += fmt::format(" Do not widen: {}, because {} (known-unsafe {}).", g.known_unsafe->what,
                         g.known_unsafe->because, g.known_unsafe->id);
   }
+  if (!g.prebuilt.empty()) text += fmt::format(" Prebuilt: {}.", gate::PrebuiltSentence(g.prebuilt, target));
   return text;
 }
 
@@ -103,7 +113,8 @@ nlohmann::ordered_json ResultFor(const Group& g, const std::vector<Finding>& fin
       {"widen", gate::WidenSafetyName(g.widen)},
       {"features", g.features},
       {"covered_by", g.covered_by},
-      {"known_unsafe", g.known_unsafe ? nlohmann::ordered_json(g.known_unsafe->id) : nlohmann::ordered_json(nullptr)}};
+      {"known_unsafe", g.known_unsafe ? nlohmann::ordered_json(g.known_unsafe->id) : nlohmann::ordered_json(nullptr)},
+      {"prebuilt_runs_on_target", PrebuiltProperty(g)}};
   return result;
 }
 

@@ -13,6 +13,7 @@
 #include "plan/rule_coverage.h"
 #include "scan/audit.h"
 #include "scan/groups.h"
+#include "scan/prebuilt_link.h"
 #include "suggest/assemble.h"
 
 namespace archpatch::suggest {
@@ -36,6 +37,7 @@ Result<Audited> AuditEnvironment(const env::Environment& env, const SuggestOptio
   if (!report) return report.error();
   Audited out{std::move(report->findings), {}};
   out.groups = scan::BuildGroups(out.findings, options.paths);
+  scan::LinkAndMarkPrebuilt(out.findings, out.groups, options.paths, o.target);
   plan::MarkCoveredByShippedRules(out.groups, out.findings, o.target);
   const Result<std::vector<plan::KnownUnsafe>>& unsafe = plan::ShippedKnownUnsafe();
   if (!unsafe) return Error{fmt::format("{} (suggest needs the known-unsafe list)", unsafe.error().str()), {}};

@@ -1,0 +1,248 @@
+#include "scan/prebuilt_link.h"
+
+#include <algorithm>
+#include <map>
+#include <optional>
+#include <set>
+
+#include "gate/prebuilt.h"
+#include "python/syntax.h"
+#include "python/tokenizer.h"
+#include "util/input_file.h"
+
+namespace archpatch::scan {
+namespace {
+
+using LoaderSet = std::set<size_t>;  // indices into ArtifactIndex::loaders
+
+bool PathEndsWith(std::string_view path, std::string_view tail) {
+  if (path == tail) return true;
+  return path.size() > tail.size() && path.ends_with(tail) && path[path.size() - tail.size() - 1] == '/';
+}
+
+bool SameFile(std::string_view a, std::string_view b) { return PathEndsWith(a, b) || PathEndsWith(b, a); }
+
+// One scope inside the other (or the same), at '.' boundaries.
+bool Nested(std::string_view a, std::string_view b) {
+  if (a.size() < b.size()) std::swap(a, b);
+  return a == b || (a.starts_with(b) && a[b.size()] == '.');
+}
+
+std::string LastPart(const std::string& scope) {
+  const size_t dot = scope.rfind('.');
+  return scope.substr(dot == std::string::npos ? 0 : dot + 1);
+}
+
+// One logical line of a module: where it starts, its depth and scope, the names it calls
+// (`f(`, `self.f(` -> "f"; `mod.f(` -> ".f"), and whether it opens an if/elif/else/while arm.
+struct CallLine {
+  size_t begin = 0, end = 0;  // bytes
+  int depth = 0;
+  std::string scope;
+  std::set<std::string> calls;
+  bool opens_arm = false;
+};
+
+struct ModuleCalls {
+  std::vector<CallLine> lines;
+  std::map<std::string, std::set<std::string>> by_scope;  // every name a scope calls
+  std::map<std::string, LoaderSet> reached;               // per scope: the loaders it reaches
+  std::map<std::string, std::vector<std::string>> local;  // a function's name -> its scopes here
+};
+
+ModuleCalls ReadCalls(const std::string& file, std::string_view source) {
+  ModuleCalls out;
+  Result<std::vector<python::Token>> tokens = python::Tokenize(file, source);
+  if (!tokens) return out;
+  const python::TokenStream ts = python::MakeStream(source, std::move(*tokens));
+  for (const python::LogicalLine& line : python::SplitLines(ts)) {
+    if (line.scope.empty() || line.first >= line.last) continue;
+    CallLine c{ts.tokens[line.first].begin,
+               ts.tokens[line.last - 1].end,
+               line.depth,
+               python::ScopeName(line.scope),
+               {},
+               false};
+    for (std::string_view kw : {"if", "elif", "else", "while"}) c.opens_arm = c.opens_arm || ts.Is(line.first, kw);
+    for (size_t i = line.first; i + 1 < line.last; ++i) {
+      if (!ts.IsName(i) || !ts.Is(i + 1, "(")) continue;
+      // `x.f(` on another object is marked ".f": it may be a loader, never this module's f.
+      const bool other_object =
+          i > line.first + 1 && ts.Is(i - 1, ".") && !ts.Is(i - 2, "self") && !ts.Is(i - 2, "cls");
+      c.calls.emplace(std::string(other_object ? "." : "") + std::string(ts.Text(i)));
+    }
+    out.by_scope[c.scope].insert(c.calls.begin(), c.calls.end());
+    out.lines.push_back(std::move(c));
+  }
+  for (const auto& [scope, names] : out.by_scope) out.local[LastPart(scope)].push_back(scope);
+  return out;
+}
+
+// The loaders `names` reach: loaders of that name anywhere, and the functions of this module of
+// that name (through what they reach).
+LoaderSet Reach(const std::set<std::string>& names, const ModuleCalls& m, const ArtifactIndex& index) {
+  LoaderSet out;
+  for (const std::string& called : names) {
+    const bool other_object = called.starts_with('.');
+    const std::string name = other_object ? called.substr(1) : called;
+    if (auto it = index.loaders_by_name.find(name); it != index.loaders_by_name.end()) {
+      out.insert(it->second.begin(), it->second.end());
+    }
+    if (other_object) continue;
+    auto local = m.local.find(name);
+    if (local == m.local.end()) continue;
+    for (const std::string& scope : local->second) {
+      if (auto it = m.reached.find(scope); it != m.reached.end()) out.insert(it->second.begin(), it->second.end());
+    }
+  }
+  return out;
+}
+
+// Per scope of the module: the loaders it reaches (named in it, or called, or called through
+// functions of the module, at most kMaxCallDepth deep).
+void ResolveReached(const std::string& file, ModuleCalls& m, const ArtifactIndex& index) {
+  for (size_t l = 0; l < index.loaders.size(); ++l) {
+    if (SameFile(index.loaders[l].file, file)) m.reached[index.loaders[l].scope].insert(l);
+  }
+  for (int round = 0; round <= kMaxCallDepth; ++round) {
+    bool grew = false;
+    for (const auto& [scope, names] : m.by_scope) {
+      const LoaderSet more = Reach(names, m, index);
+      LoaderSet& into = m.reached[scope];
+      const size_t before = into.size();
+      into.insert(more.begin(), more.end());
+      grew = grew || into.size() != before;
+    }
+    if (!grew) break;
+  }
+}
+
+// What a Python gate's module loads. A gate whose true branch does the work (direction
+// "enables") reaches what its own arm calls, not what the function's other arms call
+// (`if backend == "cutlass": ... is_sm100a_supported ...` beside `elif backend == "trtllm":`);
+// any other gate reaches what its function and the functions nested in it call.
+LoaderSet GateReaches(const Finding& f, const ModuleCalls& m, const ArtifactIndex& index) {
+  LoaderSet out;
+  if (f.direction == gate::Direction::kEnables) {
+    auto at = std::find_if(m.lines.begin(), m.lines.end(),
+                           [&](const CallLine& c) { return c.begin <= f.span.begin && f.span.begin < c.end; });
+    if (at != m.lines.end() && at->opens_arm) {
+      std::set<std::string> calls = at->calls;
+      for (auto it = at + 1; it != m.lines.end() && it->depth > at->depth; ++it) {
+        calls.insert(it->calls.begin(), it->calls.end());
+      }
+      return Reach(calls, m, index);
+    }
+  }
+  for (const auto& [scope, loaders] : m.reached) {
+    if (Nested(scope, f.scope)) out.insert(loaders.begin(), loaders.end());
+  }
+  return out;
+}
+
+void AddLinks(Finding& f, const LoaderSet& loaders, const ArtifactIndex& index, const arch::Arch& target) {
+  for (size_t l : loaders) {
+    for (size_t g : index.loaders[l].groups) {
+      const ArtifactGroup& group = index.groups[g];
+      const bool known = std::any_of(f.prebuilt.begin(), f.prebuilt.end(), [&](const gate::PrebuiltArtifacts& p) {
+        return p.group == group.name && p.path == group.path;
+      });
+      if (!known) f.prebuilt.push_back(ToPrebuilt(group, index.loaders[l].scope, target));
+    }
+  }
+}
+
+LoaderSet CompilingLoaders(const std::string& file, const ArtifactIndex& index) {
+  LoaderSet out;
+  for (size_t l = 0; l < index.loaders.size(); ++l) {
+    for (const std::string& source : index.loaders[l].sources) {
+      if (PathEndsWith(file, source)) out.insert(l);
+    }
+  }
+  return out;
+}
+
+bool NamesALoader(std::string_view source, const std::string& file, const ArtifactIndex& index) {
+  for (const ArtifactLoader& l : index.loaders) {
+    if (SameFile(l.file, file)) return true;
+  }
+  return std::any_of(index.loaders_by_name.begin(), index.loaders_by_name.end(),
+                     [&](const auto& entry) { return source.find(entry.first) != std::string_view::npos; });
+}
+
+void LinkOneFile(const std::vector<Finding*>& findings, const std::string& file, std::string_view source,
+                 const ArtifactIndex& index, const arch::Arch& target) {
+  std::optional<ModuleCalls> calls;
+  for (Finding* f : findings) {
+    if (f->kind == gate::Kind::kCppRuntimeGate) {
+      AddLinks(*f, CompilingLoaders(f->file, index), index, target);
+      continue;
+    }
+    if (f->kind != gate::Kind::kPythonGate || f->scope.empty()) continue;
+    if (!calls) {
+      calls.emplace();
+      if (NamesALoader(source, file, index)) {
+        *calls = ReadCalls(file, source);
+        ResolveReached(file, *calls, index);
+      }
+    }
+    AddLinks(*f, GateReaches(*f, *calls, index), index, target);
+  }
+}
+
+}  // namespace
+
+void LinkFilePrebuilt(std::vector<Finding>& findings, const std::string& file, std::string_view source,
+                      const ArtifactIndex& index, const arch::Arch& target) {
+  if (index.empty()) return;
+  std::vector<Finding*> mine;
+  for (Finding& f : findings) {
+    if (f.file == file) mine.push_back(&f);
+  }
+  LinkOneFile(mine, file, source, index, target);
+}
+
+void LinkPrebuilt(std::vector<Finding>& findings, const ArtifactIndex& index, const arch::Arch& target) {
+  if (index.empty()) return;
+  std::map<std::string, std::vector<Finding*>> by_file;
+  for (Finding& f : findings) {
+    if (f.kind == gate::Kind::kPythonGate || f.kind == gate::Kind::kCppRuntimeGate) by_file[f.file].push_back(&f);
+  }
+  for (const auto& [file, mine] : by_file) {
+    const bool python = std::any_of(mine.begin(), mine.end(), [](const Finding* f) { return f->python(); });
+    Result<std::string> source = python ? ReadInputFile(file, kMaxSourceBytes) : std::string();
+    LinkOneFile(mine, file, source ? *source : std::string(), index, target);
+  }
+}
+
+void MarkPrebuiltGroups(std::vector<gate::Group>& groups, const std::vector<Finding>& findings,
+                        const arch::Arch& target) {
+  for (gate::Group& g : groups) {
+    std::vector<size_t> members = {g.root};
+    members.insert(members.end(), g.places.begin(), g.places.end());
+    for (size_t i : members) {
+      for (const gate::PrebuiltArtifacts& p : findings[i].prebuilt) {
+        if (std::find(g.prebuilt.begin(), g.prebuilt.end(), p) == g.prebuilt.end()) g.prebuilt.push_back(p);
+      }
+    }
+    if (g.prebuilt.empty()) continue;
+    const Tri runs = gate::PrebuiltRuns(g.prebuilt);
+    if (runs == Tri::kTrue) continue;
+    if (runs == Tri::kFalse) {
+      g.widen = gate::WidenSafety::kUnsafe;
+    } else if (g.widen == gate::WidenSafety::kSafe) {
+      g.widen = gate::WidenSafety::kUnknown;
+    }
+    g.widen_reasons.insert(g.widen_reasons.begin(), gate::PrebuiltSentence(g.prebuilt, target.name()));
+  }
+}
+
+void LinkAndMarkPrebuilt(std::vector<Finding>& findings, std::vector<gate::Group>& groups,
+                         const std::vector<std::string>& paths, const arch::Arch& target) {
+  const ArtifactIndex index = IndexArtifacts(paths);
+  if (index.empty()) return;
+  LinkPrebuilt(findings, index, target);
+  MarkPrebuiltGroups(groups, findings, target);
+}
+
+}  // namespace archpatch::scan

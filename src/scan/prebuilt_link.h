@@ -1,0 +1,43 @@
+// Links gates to the precompiled artifacts their module loads (docs/audit.md, "Precompiled
+// artifacts"), from the index of scan/artifacts.h. A gate is linked to a group when:
+//   - it is a Python gate inside a function that names the group (a module generator:
+//     `supported_major_versions=[10]` inside gen_trtllm_gen_fused_moe_sm100_module), or inside a
+//     function of its file that calls such a function, directly or through other functions of the
+//     same file (at most kMaxCallDepth calls deep), or one nested in it;
+//   - it is a host C++ check (cpp-runtime-gate) in a file such a function compiles (names in a
+//     string literal: "trtllm_fused_moe_kernel_launcher.cu").
+// CUDA #if gates are never linked: they decide what is compiled, not which cubins are loaded.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "arch/arch.h"
+#include "gate/finding.h"
+#include "gate/group.h"
+#include "scan/artifacts.h"
+
+namespace archpatch::scan {
+
+inline constexpr int kMaxCallDepth = 4;
+
+// Links the findings of one file whose bytes are `source` (Finding::prebuilt). Findings of other
+// files are left alone.
+void LinkFilePrebuilt(std::vector<Finding>& findings, const std::string& file, std::string_view source,
+                      const ArtifactIndex& index, const arch::Arch& target);
+
+// Every finding, each file read once (only files that name a loader, or hold a C++ check).
+void LinkPrebuilt(std::vector<Finding>& findings, const ArtifactIndex& index, const arch::Arch& target);
+
+// Copies the links of each group's root and places into Group::prebuilt and makes its widen
+// verdict widen-unsafe when no image runs on the target, unknown (from widen-safe) when the
+// arches are not known, with the reason first.
+void MarkPrebuiltGroups(std::vector<gate::Group>& groups, const std::vector<Finding>& findings,
+                        const arch::Arch& target);
+
+// The whole step audit and suggest run after scan::BuildGroups: index `paths`, link, mark.
+void LinkAndMarkPrebuilt(std::vector<Finding>& findings, std::vector<gate::Group>& groups,
+                         const std::vector<std::string>& paths, const arch::Arch& target);
+
+}  // namespace archpatch::scan
