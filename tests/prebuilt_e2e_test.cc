@@ -63,6 +63,23 @@ def gen_trtllm_gen_fused_moe_sm100_module():
     return gen_jit_spec("fused_moe_trtllm_sm100", [], extra_cuda_cflags=nvcc_flags + [cubin_path])
 )";
 
+// gemm.py's trtllm backend check (FlashInfer 0.4.0): a predicate call only the package model
+// resolves, so a rule can change it with `replace:` alone.
+const char* kGemmApi = R"(from .jit.gemm import gen_trtllm_gen_gemm_module
+
+
+def _match_sm_version(device, versions):
+    major, minor = get_compute_capability(device)
+    return f"{major}{minor}" in versions
+
+
+def gemm_fp8(a, backend):
+    if backend == "trtllm":
+        if not _match_sm_version(a.device, ["100", "103"]):
+            raise ValueError("trtllm backend: SM100, SM103 only")
+        return gen_trtllm_gen_gemm_module().build_and_load().run(a)
+)";
+
 const char* kRunner = R"(#include <cuda_runtime.h>
 
 void check_device(int device) {
@@ -100,6 +117,7 @@ fs::path MakeSite(const TempDir& dir, bool with_cubins = true, const std::string
   WriteFile(site / "flashinfer" / "jit" / "__init__.py", "");
   WriteFile(site / "flashinfer" / "jit" / "gemm.py", kGemm);
   WriteFile(site / "flashinfer" / "jit" / "fused_moe.py", kFusedMoe);
+  WriteFile(site / "flashinfer" / "gemm.py", kGemmApi);
   WriteFile(site / "flashinfer" / "data" / "csrc" / "trtllm_gemm_runner.cu", kRunner);
   if (!with_cubins) return site;
   WriteFile(site / "flashinfer_cubin-0.6.16.dist-info" / "METADATA",
@@ -233,6 +251,24 @@ TEST(Prebuilt, ApplyRefusesNamingTheBinariesUnlessAllowed) {
       RunArchpatch({"apply", "--allow-hazard", "--rule", rule.string(), "--site-packages", site.string()});
   EXPECT_EQ(allowed.exit_code, 0) << allowed.out << allowed.err;
   EXPECT_NE(ReadFile(gemm), before);
+}
+
+TEST(Prebuilt, ApplyRefusesAReplaceInAFunctionThatLoadsTheModule) {
+  TempDir dir;
+  const fs::path site = MakeSite(dir);
+  const fs::path rule = dir.path() / "widen-trtllm-backend.yaml";
+  WriteFile(rule,
+            "id: widen-trtllm-backend\nsummary: test\ndistribution: flashinfer-python\ntargets: [sm_120]\nedits:\n"
+            "  - file: flashinfer/gemm.py\n    replace:\n      old: '[\"100\", \"103\"]'\n"
+            "      new: '[\"100\", \"103\", \"120\"]'\n");
+  const std::string before = ReadFile(site / "flashinfer" / "gemm.py");
+  RunResult r = RunArchpatch({"apply", "--rule", rule.string(), "--site-packages", site.string()});
+  EXPECT_EQ(r.exit_code, 3) << r.out << r.err;
+  EXPECT_NE(r.err.find("flashinfer/gemm.py:11:44: rule 'widen-trtllm-backend' edit 1 changes '[\"100\", \"103\"]': "
+                       "its module loads precompiled code with no image for sm_120: TRTLLM_GEN_GEMM"),
+            std::string::npos)
+      << r.err;
+  EXPECT_EQ(ReadFile(site / "flashinfer" / "gemm.py"), before);
 }
 
 TEST(Prebuilt, ApplyOfAModuleWithoutArtifactsIsNotRefused) {

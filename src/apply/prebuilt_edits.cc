@@ -69,10 +69,23 @@ void HazardsOf(const StagedFile& file, const scan::ArtifactIndex& index, std::ve
     Result<std::vector<Finding>> gates = scan::ScanFileGates(file.file->path, file.before, {*target}, cuda::MacroEnv{});
     if (!gates) return;  // planning scanned these bytes already
     scan::LinkFilePrebuilt(*gates, file.file->path, file.before, index, *target);
-    for (const Finding& gate : *gates) {
-      if (gate.prebuilt.empty() || gate::PrebuiltRuns(gate.prebuilt) == Tri::kTrue) continue;
-      for (const plan::TextEdit& edit : file.file->edits) {
-        if (EditTouches(edit, gate.span)) out.push_back(Hazard(file, edit, gate, *target));
+    for (const plan::TextEdit& edit : file.file->edits) {
+      bool touches_a_gate = false;
+      for (const Finding& gate : *gates) {
+        if (!EditTouches(edit, gate.span)) continue;
+        touches_a_gate = true;
+        if (!gate.prebuilt.empty() && gate::PrebuiltRuns(gate.prebuilt) != Tri::kTrue) {
+          out.push_back(Hazard(file, edit, gate, *target));
+        }
+      }
+      if (touches_a_gate) continue;
+      // A replace of what the file scan does not see as a gate: judged by where it is.
+      Finding place;
+      place.text = edit.before;
+      place.span = {edit.begin, edit.end};
+      place.prebuilt = scan::LinkPlace(file.file->path, file.before, edit.begin, index, *target);
+      if (!place.prebuilt.empty() && gate::PrebuiltRuns(place.prebuilt) != Tri::kTrue) {
+        out.push_back(Hazard(file, edit, place, *target));
       }
     }
   }

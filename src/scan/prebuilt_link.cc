@@ -202,6 +202,24 @@ void LinkFilePrebuilt(std::vector<Finding>& findings, const std::string& file, s
   LinkOneFile(mine, file, source, index, target);
 }
 
+std::vector<gate::PrebuiltArtifacts> LinkPlace(const std::string& file, std::string_view source, size_t offset,
+                                               const ArtifactIndex& index, const arch::Arch& target) {
+  if (index.empty()) return {};
+  Finding place;
+  place.file = file;
+  if (file.ends_with(".py")) {
+    place.kind = gate::Kind::kPythonGate;
+    const ModuleCalls calls = ReadCalls(file, source);
+    for (const CallLine& line : calls.lines) {
+      if (line.begin <= offset && offset < line.end) place.scope = line.scope;
+    }
+  } else {
+    place.kind = gate::Kind::kCppRuntimeGate;
+  }
+  LinkOneFile({&place}, file, source, index, target);
+  return place.prebuilt;
+}
+
 void LinkPrebuilt(std::vector<Finding>& findings, const ArtifactIndex& index, const arch::Arch& target) {
   if (index.empty()) return;
   std::map<std::string, std::vector<Finding*>> by_file;

@@ -27,6 +27,13 @@ inline constexpr int kMaxCallDepth = 4;
 void LinkFilePrebuilt(std::vector<Finding>& findings, const std::string& file, std::string_view source,
                       const ArtifactIndex& index, const arch::Arch& target);
 
+// What an edit at byte `offset` of `file` reaches when it touches no gate the file's own scan
+// finds (a `replace:` of a predicate call only the package model resolves): the links of a gate
+// at that place, in its enclosing Python function (whole function), or anywhere in a host C++
+// source a loader compiles.
+std::vector<gate::PrebuiltArtifacts> LinkPlace(const std::string& file, std::string_view source, size_t offset,
+                                               const ArtifactIndex& index, const arch::Arch& target);
+
 // Every finding, each file read once (only files that name a loader, or hold a C++ check).
 void LinkPrebuilt(std::vector<Finding>& findings, const ArtifactIndex& index, const arch::Arch& target);
 
