@@ -1,6 +1,10 @@
 #include "binary/collector.h"
 
+#include <sys/mman.h>
+#include <unistd.h>
+
 #include <algorithm>
+#include <cstdint>
 
 #include <fmt/format.h>
 
@@ -17,13 +21,23 @@ std::string_view AsText(std::span<const uint8_t> bytes) {
 void ImageCollector::AddFatbins(std::span<const uint8_t> bytes, const std::string& where, bool relocatable) {
   // Only headers are looked at (the payloads stay unread in the mapping) unless an entry's
   // payload must be inspected; bytes_read counts what was looked at.
-  for (const Fatbin& fatbin : ParseFatbinSequence(bytes, file_.warnings)) {
+  ForEachFatbin(bytes, file_.warnings, [&](const Fatbin& fatbin) {
     file_.bytes_read += kFatbinHeaderSize;
     for (const FatbinEntry& entry : fatbin.entries) {
       file_.bytes_read += entry.payload_offset - entry.header_offset;
       AddEntry(bytes, entry, where, relocatable);
     }
-  }
+    if (options_.release_read_pages) ReleasePages(bytes.subspan(fatbin.offset, fatbin.size));
+  });
+}
+
+// The whole pages inside `bytes` leave the process's resident set; a later read maps them in
+// again from the file. Only for a file mapping that was never written (ReadOptions).
+void ImageCollector::ReleasePages(std::span<const uint8_t> bytes) {
+  static const uintptr_t kPage = static_cast<uintptr_t>(sysconf(_SC_PAGESIZE));
+  const uintptr_t begin = (reinterpret_cast<uintptr_t>(bytes.data()) + kPage - 1) & ~(kPage - 1);
+  const uintptr_t end = (reinterpret_cast<uintptr_t>(bytes.data()) + bytes.size()) & ~(kPage - 1);
+  if (end > begin) madvise(reinterpret_cast<void*>(begin), end - begin, MADV_DONTNEED);
 }
 
 void ImageCollector::AddEmbeddedCubin(std::span<const uint8_t> bytes, const std::string& where) {

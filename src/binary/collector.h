@@ -26,6 +26,7 @@ class ImageCollector {
  private:
   void AddEntry(std::span<const uint8_t> bytes, const FatbinEntry& entry, const std::string& where, bool relocatable);
   void InspectPayload(std::span<const uint8_t> bytes, const FatbinEntry& entry, Image& image);
+  static void ReleasePages(std::span<const uint8_t> bytes);
 
   BinaryFile& file_;
   const ReadOptions& options_;

@@ -82,6 +82,12 @@ Result<Fatbin> ParseFatbin(std::span<const uint8_t> bytes) {
 
 std::vector<Fatbin> ParseFatbinSequence(std::span<const uint8_t> bytes, std::vector<std::string>& warnings) {
   std::vector<Fatbin> fatbins;
+  ForEachFatbin(bytes, warnings, [&](const Fatbin& f) { fatbins.push_back(f); });
+  return fatbins;
+}
+
+void ForEachFatbin(std::span<const uint8_t> bytes, std::vector<std::string>& warnings,
+                   const std::function<void(const Fatbin&)>& visit) {
   size_t at = 0;
   while (bytes.size() - at >= kFatbinHeaderSize) {
     if (Load<uint32_t>(bytes, at) != kFatbinMagic) {
@@ -100,9 +106,8 @@ std::vector<Fatbin> ParseFatbinSequence(std::span<const uint8_t> bytes, std::vec
       e.payload_offset += at;
     }
     at = std::min<uint64_t>(bytes.size(), at + ((fatbin->size + 7) & ~uint64_t{7}));
-    fatbins.push_back(std::move(*fatbin));
+    visit(*fatbin);
   }
-  return fatbins;
 }
 
 Result<std::string> EntryPayload(std::span<const uint8_t> bytes, const FatbinEntry& e) {

@@ -13,6 +13,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <span>
 #include <string>
 #include <vector>
@@ -67,6 +68,10 @@ Result<Fatbin> ParseFatbin(std::span<const uint8_t> bytes);
 // Parses the containers laid back to back in a section (.nv_fatbin holds one per linked
 // module, 8-byte aligned). Stops at the first bytes that are not a fatbin header.
 std::vector<Fatbin> ParseFatbinSequence(std::span<const uint8_t> bytes, std::vector<std::string>& warnings);
+// The same, handing each container to `visit` as soon as it is parsed (a reader of a mapped file
+// can then let go of a container's pages before the next one is touched).
+void ForEachFatbin(std::span<const uint8_t> bytes, std::vector<std::string>& warnings,
+                   const std::function<void(const Fatbin&)>& visit);
 
 // The payload of an entry, decompressed when it is stored compressed.
 Result<std::string> EntryPayload(std::span<const uint8_t> fatbin_bytes, const FatbinEntry& entry);

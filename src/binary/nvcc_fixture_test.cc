@@ -128,6 +128,29 @@ TEST(NvccFixtures, CompressedEntriesAreReadWithZstdAndLz4) {
   }
 }
 
+// A mapped file gives each fatbin container's pages back once read (ReadOptions::
+// release_read_pages): what it reports must be what the same bytes in memory give, and a second
+// read of the file (its pages mapped in again from disk) the same again.
+TEST(NvccFixtures, AMappedFileThatGivesBackItsPagesReadsAsTheSameBytesInMemory) {
+  REQUIRE_NVCC();
+  const std::string so =
+      SharedObject("released",
+                   "-Xfatbin=-compress-all -gencode arch=compute_90a,code=[sm_90a,compute_90a] "
+                   "-gencode arch=compute_100f,code=sm_100f -gencode arch=compute_120,code=[sm_120,compute_120]");
+  std::ifstream in(so, std::ios::binary);
+  std::vector<uint8_t> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  Result<BinaryFile> in_memory = ReadBinaryBytes(bytes, so);
+  ASSERT_TRUE(in_memory) << in_memory.error().str();
+  auto shown = [](const BinaryFile& f) {
+    std::string out;
+    for (const Image& i : f.images) out += i.name() + "@" + i.where + " ";
+    return out;
+  };
+  EXPECT_EQ(shown(Read(so)), shown(*in_memory));
+  EXPECT_EQ(shown(Read(so)), shown(*in_memory));
+  EXPECT_EQ(in_memory->Names(ImageKind::kSass), (Names{"sm_90a", "sm_100f", "sm_120"}));
+}
+
 TEST(NvccFixtures, InspectingPayloadsFindsTheVariantWhenTheHeaderLacksIt) {
   REQUIRE_NVCC();
   // Make the entry headers look like an older toolkit's (ELF ABI 7, PTX ISA 8.8, no a bit):

@@ -115,7 +115,9 @@ Result<BinaryFile> ReadBinaryBytes(std::span<uint8_t> bytes, const std::string& 
 Result<BinaryFile> ReadBinaryFile(const std::string& path, const ReadOptions& options) {
   MappedFile mapped;
   if (Status opened = mapped.Open(path); !opened) return Error{opened.error().message, Location{path}};
-  return ReadBinaryBytes(mapped.bytes(), path, options);
+  ReadOptions mapped_options = options;
+  mapped_options.release_read_pages = true;
+  return ReadBinaryBytes(mapped.bytes(), path, mapped_options);
 }
 
 }  // namespace archpatch::binary

@@ -21,6 +21,11 @@ struct ReadOptions {
   // kernels themselves with cuModuleLoadData). Reads the whole section; off by default, and
   // ScanBinaries turns it on only for files whose registered images do not cover a target.
   bool scan_rodata = false;
+  // The bytes are a read-only file mapping: the pages of each fatbin container are given back
+  // (madvise MADV_DONTNEED) once its entries are read, so that a library of a gigabyte does not
+  // stay resident while its later containers are read. ReadBinaryFile sets it; never for bytes
+  // in memory, whose pages that would zero.
+  bool release_read_pages = false;
 };
 
 // Reads a file from disk. Errors name the file; a file that is not a CUDA binary at all (an
