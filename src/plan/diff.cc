@@ -34,11 +34,79 @@ struct Step {
   size_t b;
 };
 
+// Orders each run of changes as DiffMiddle does: the deletions, then the insertions.
+void AppendRun(std::vector<Step>& steps, size_t ai, size_t bi, size_t deleted, size_t inserted) {
+  for (size_t t = 0; t < deleted; ++t) steps.push_back({Op::kDelete, ai + t, bi});
+  for (size_t t = 0; t < inserted; ++t) steps.push_back({Op::kInsert, ai + deleted, bi + t});
+}
+
+// Myers' greedy shortest edit script (E. Myers, "An O(ND) Difference Algorithm", 1986), keeping
+// each round's furthest reaching paths to walk back. False when D rounds would keep more than
+// kMaxTableCells entries.
+bool MyersMiddle(const std::vector<std::string_view>& a, const std::vector<std::string_view>& b, size_t a0, size_t a1,
+                 size_t b0, size_t b1, std::vector<Step>& steps) {
+  const long n = static_cast<long>(a1 - a0), m = static_cast<long>(b1 - b0), max = n + m;
+  const size_t width = static_cast<size_t>(2 * max + 1);
+  std::vector<long> v(width, 0);
+  std::vector<std::vector<long>> trace;
+  auto V = [&](std::vector<long>& of, long k) -> long& { return of[static_cast<size_t>(k + max)]; };
+  long found = -1;
+  for (long d = 0; d <= max && found < 0; ++d) {
+    if ((trace.size() + 1) * width > kMaxTableCells) return false;
+    trace.push_back(v);
+    for (long k = -d; k <= d; k += 2) {
+      long x = (k == -d || (k != d && V(v, k - 1) < V(v, k + 1))) ? V(v, k + 1) : V(v, k - 1) + 1;
+      long y = x - k;
+      while (x < n && y < m && a[a0 + x] == b[b0 + y]) ++x, ++y;
+      V(v, k) = x;
+      if (x >= n && y >= m) {
+        found = d;
+        break;
+      }
+    }
+  }
+  // Walk back from (n, m): per round one diagonal of equal lines and one deletion or insertion.
+  struct Move {
+    long x, y;
+    bool insert;
+  };
+  std::vector<Move> moves;  // the non-diagonal steps, last first: where each starts
+  long x = n, y = m;
+  for (long d = found; d > 0; --d) {
+    std::vector<long>& prev = trace[static_cast<size_t>(d)];
+    const long k = x - y;
+    const bool down = k == -d || (k != d && V(prev, k - 1) < V(prev, k + 1));  // down: an insertion
+    const long from_k = down ? k + 1 : k - 1;
+    x = V(prev, from_k), y = x - from_k;
+    moves.push_back({x, y, down});
+  }
+  // Replay forward: equal lines up to each move, then the move; runs of moves grouped.
+  std::reverse(moves.begin(), moves.end());
+  long i = 0, j = 0;
+  size_t at = 0;
+  while (at < moves.size()) {
+    while (i < moves[at].x && j < moves[at].y) steps.push_back({Op::kEqual, a0 + i++, b0 + j++});
+    size_t deleted = 0, inserted = 0;
+    while (at < moves.size() && moves[at].x == i + static_cast<long>(deleted) &&
+           moves[at].y == j + static_cast<long>(inserted)) {
+      (moves[at].insert ? inserted : deleted) += 1;
+      ++at;
+    }
+    AppendRun(steps, a0 + i, b0 + j, deleted, inserted);
+    i += static_cast<long>(deleted), j += static_cast<long>(inserted);
+  }
+  while (i < n && j < m) steps.push_back({Op::kEqual, a0 + i++, b0 + j++});
+  return true;
+}
+
 // The edit script for a[a0, a1) -> b[b0, b1), deletions before insertions within a change.
 void DiffMiddle(const std::vector<std::string_view>& a, const std::vector<std::string_view>& b, size_t a0, size_t a1,
                 size_t b0, size_t b1, std::vector<Step>& steps) {
   const size_t n = a1 - a0, m = b1 - b0;
   if (n * m > kMaxTableCells) {
+    // A long middle between the first and the last change (24 edits over an 8,000-line module):
+    // Myers' O((n + m) D) script, one hunk per change; past its own budget, one replacement.
+    if (MyersMiddle(a, b, a0, a1, b0, b1, steps)) return;
     for (size_t i = 0; i < n; ++i) steps.push_back({Op::kDelete, a0 + i, b0});
     for (size_t j = 0; j < m; ++j) steps.push_back({Op::kInsert, a1, b0 + j});
     return;

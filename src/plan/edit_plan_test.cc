@@ -1,5 +1,11 @@
 #include "plan/edit_plan.h"
 
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <unistd.h>
+
 #include <gtest/gtest.h>
 
 namespace archpatch::plan {
@@ -94,6 +100,43 @@ TEST(UnifiedDiff, SeparateHunksAndNoFinalNewline) {
       UnifiedDiff("f", "a\nb", "a\nc"),
       "--- a/f\n+++ b/f\n@@ -1,2 +1,2 @@\n a\n-b\n\\ No newline at end of file\n+c\n\\ No newline at end of file\n");
   EXPECT_EQ(UnifiedDiff("f", "", "x\n"), "--- a/f\n+++ b/f\n@@ -0,0 +1 @@\n+x\n");
+}
+
+// A module of 9,000 lines with changes near both ends and lines added and removed between: the
+// middle is past the LCS table's budget, and each change still gets a hunk of its own (it used to
+// be one replacement of all 8,990 lines). GNU patch, when present, must rebuild `after` from it.
+TEST(UnifiedDiff, ALongFileWithChangesFarApartGetsOneSmallHunkPerChange) {
+  std::string before, after;
+  for (int i = 1; i <= 9000; ++i) {
+    const std::string line = "    value_" + std::to_string(i) + " = supported([9, 10])\n";
+    before += line;
+    if (i == 5 || i == 8995) {
+      after += "    value_" + std::to_string(i) + " = supported([9, 10, 12])\n";
+    } else if (i == 4000) {
+      after += line + "    inserted = True\n";
+    } else if (i != 6000) {
+      after += line;
+    }
+  }
+  const std::string diff = UnifiedDiff("pkg/big.py", before, after);
+  size_t hunks = 0;
+  for (size_t at = diff.find("\n@@ "); at != std::string::npos; at = diff.find("\n@@ ", at + 1)) ++hunks;
+  EXPECT_EQ(hunks, 4u) << diff.substr(0, 400);
+  EXPECT_LT(diff.size(), 2000u);
+  EXPECT_NE(diff.find("@@ -2,7 +2,7 @@\n"), std::string::npos) << diff.substr(0, 400);
+  EXPECT_NE(diff.find("@@ -3998,6 +3998,7 @@\n"), std::string::npos) << diff;
+  EXPECT_NE(diff.find("+    inserted = True\n"), std::string::npos);
+  EXPECT_NE(diff.find("-    value_6000 = supported([9, 10])\n"), std::string::npos);
+  if (std::system("command -v patch > /dev/null 2>&1") != 0) GTEST_SKIP() << "no GNU patch to apply the diff";
+  const std::filesystem::path dir = std::filesystem::temp_directory_path() / ("diff-" + std::to_string(getpid()));
+  std::filesystem::create_directories(dir);
+  std::ofstream(dir / "big.py") << before;
+  std::ofstream(dir / "big.diff") << diff;
+  ASSERT_EQ(std::system(("cd " + dir.string() + " && patch -s big.py big.diff").c_str()), 0);
+  std::ifstream in(dir / "big.py");
+  const std::string patched((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  std::filesystem::remove_all(dir);
+  EXPECT_EQ(patched, after);
 }
 
 }  // namespace
