@@ -279,6 +279,24 @@ TEST(Prebuilt, ApplyOfAModuleWithoutArtifactsIsNotRefused) {
   EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
 }
 
+// flashinfer-jit-cache: a prebuilt module is loaded instead of a JIT build whatever the gate says.
+TEST(Prebuilt, APrebuiltModuleOfTheJitCacheIsLinkedByItsName) {
+  TempDir dir;
+  const fs::path site = MakeSite(dir);
+  const fs::path so = site / "flashinfer_jit_cache" / "jit_cache" / "cutlass_gemm_103" / "cutlass_gemm_103.so";
+  WriteFile(so, CubinHeader(103));
+  RunResult r = RunArchpatch({"audit", "--arch", "sm_120", "--json", site.string()});
+  const json doc = json::parse(r.out);
+  const json* g = GroupAt(doc, "flashinfer/jit/gemm.py", 19);
+  ASSERT_NE(g, nullptr) << r.out;
+  ASSERT_EQ((*g)["prebuilt"].size(), 1u) << g->dump();
+  EXPECT_EQ((*g)["prebuilt"][0]["group"], "cutlass_gemm_103");
+  EXPECT_EQ((*g)["prebuilt"][0]["via"], "gen_cutlass_gemm_sm103_module");
+  EXPECT_EQ((*g)["prebuilt"][0]["arches"], json::array({"sm_103"}));
+  EXPECT_EQ((*g)["prebuilt"][0]["binaries"], json::array({so.string()}));
+  EXPECT_EQ((*g)["widen"]["verdict"], "widen-unsafe");
+}
+
 TEST(Prebuilt, TheKnownUnsafeTrtllmGenMoeIsAlsoFoundFromThePackage) {
   TempDir dir;
   const fs::path site = MakeSite(dir);

@@ -12,6 +12,7 @@
 #include "binary/cubin.h"
 #include "python/syntax.h"
 #include "python/tokenizer.h"
+#include "scan/jit_cache.h"
 #include "scan/walk.h"
 #include "util/input_file.h"
 
@@ -196,8 +197,9 @@ bool IsEvidenceName(const std::string& name) {
 }
 
 struct Walked {
-  std::vector<std::string> python;    // holding the declaring class's name
-  std::vector<std::string> evidence;  // cubins, .so files, checksums.txt
+  std::vector<std::string> python;      // holding the declaring class's name
+  std::vector<std::string> all_python;  // every Python file (for prebuilt modules' names)
+  std::vector<std::string> evidence;    // cubins, .so files, checksums.txt
 };
 
 void Consider(const fs::path& path, bool read_python, Walked& out) {
@@ -205,6 +207,7 @@ void Consider(const fs::path& path, bool read_python, Walked& out) {
   if (EndsWith(name, ".py")) {
     if (!read_python) return;
     if (IsTestFileName(name)) return;
+    out.all_python.push_back(path.string());
     Result<std::string> text = ReadInputFile(path, kMaxSourceBytes);
     if (text && text->find(kDeclaringClass) != std::string::npos) out.python.push_back(path.string());
   } else if (IsEvidenceName(name)) {
@@ -378,9 +381,11 @@ ArtifactIndex IndexArtifacts(const std::vector<std::string>& roots, const std::v
     Result<std::string> text = ReadInputFile(file, kMaxSourceBytes);
     if (text) Merge(ReadModuleArtifacts(file, *text), file, index, named);
   }
-  if (index.groups.empty()) return index;
-  AddLoaders(named, index);
-  AddInstalled(walked.evidence, index);
+  if (!index.groups.empty()) {
+    AddLoaders(named, index);
+    AddInstalled(walked.evidence, index);
+  }
+  AddPrebuiltModules(FindPrebuiltModules(walked.evidence), walked.all_python, index);
   spdlog::debug("artifacts: {} groups, {} loaders, {} installed files considered", index.groups.size(),
                 index.loaders.size(), walked.evidence.size());
   return index;
@@ -400,7 +405,8 @@ gate::PrebuiltArtifacts ToPrebuilt(const ArtifactGroup& group, const std::string
   out.runs_on_target = Tri::kFalse;
   for (const std::string& name : out.arches) {
     Result<arch::Arch> a = arch::ParseArch(name);
-    if (a && arch::SassRunsOn(*a, target)) out.runs_on_target = Tri::kTrue;
+    const bool ptx = name.starts_with("compute_");
+    if (a && (ptx ? arch::PtxJitsOn(*a, target) : arch::SassRunsOn(*a, target))) out.runs_on_target = Tri::kTrue;
   }
   return out;
 }
