@@ -34,10 +34,14 @@ void ImageCollector::AddFatbins(std::span<const uint8_t> bytes, const std::strin
 // The whole pages inside `bytes` leave the process's resident set; a later read maps them in
 // again from the file. Only for a file mapping that was never written (ReadOptions).
 void ImageCollector::ReleasePages(std::span<const uint8_t> bytes) {
-  static const uintptr_t kPage = static_cast<uintptr_t>(sysconf(_SC_PAGESIZE));
-  const uintptr_t begin = (reinterpret_cast<uintptr_t>(bytes.data()) + kPage - 1) & ~(kPage - 1);
-  const uintptr_t end = (reinterpret_cast<uintptr_t>(bytes.data()) + bytes.size()) & ~(kPage - 1);
-  if (end > begin) madvise(reinterpret_cast<void*>(begin), end - begin, MADV_DONTNEED);
+  static const size_t kPage = static_cast<size_t>(sysconf(_SC_PAGESIZE));
+  // Offsets from the span's own start keep the pointer arithmetic on the span's pointer.
+  const size_t misalign = reinterpret_cast<uintptr_t>(bytes.data()) % kPage;
+  const size_t skip = misalign == 0 ? 0 : kPage - misalign;
+  if (bytes.size() <= skip) return;
+  const size_t length = (bytes.size() - skip) / kPage * kPage;
+  // NOLINTNEXTLINE(cppcoreguidelines-pro-type-const-cast): madvise takes void*; the pages are not written
+  if (length > 0) madvise(const_cast<uint8_t*>(bytes.data() + skip), length, MADV_DONTNEED);
 }
 
 void ImageCollector::AddEmbeddedCubin(std::span<const uint8_t> bytes, const std::string& where) {

@@ -59,7 +59,7 @@ if command -v ansible-playbook >/dev/null; then
     rc=0
     ansible-playbook -i "$repo/examples/ansible/inventory.ini" "$repo/examples/ansible/install.yml" \
       -e "archpatch_package=$tarball" -e "archpatch_prefix=$work/fleet/opt/archpatch" \
-      -e "archpatch_bin_dir=$work/fleet/bin" >"$work/ansible.log" 2>&1 || rc=$?
+      -e "archpatch_bin_dir=$work/fleet/bin" -e "archpatch_stage_dir=$work/fleet/stage" >"$work/ansible.log" 2>&1 || rc=$?
     recap=$(grep -E '^localhost +:' "$work/ansible.log" || true)
     echo "install.yml, $run run: $recap"
     want=$([[ $run == first ]] && echo 'changed=[1-9]' || echo 'changed=0')
