@@ -131,6 +131,14 @@ Result<std::vector<Token>> Lexer::Tokenize(const std::string& file, std::string_
   clang_tokenize(d.unit, clang_getRange(begin, end), &raw, &count);
   std::vector<Token> tokens = Convert(d.unit, raw, count, begin, contents.size());
   clang_disposeTokens(d.unit, raw, count);
+  // A unit (and buffer) the size of a big file is not kept for the next, small one: a worker
+  // would hold it while idle. The next file pays one full parse instead of a re-parse.
+  constexpr size_t kKeepBytes = 1 << 20;
+  if (contents.size() > kKeepBytes) {
+    clang_disposeTranslationUnit(d.unit);
+    d.unit = nullptr;
+    std::string().swap(d.buffer);
+  }
   return tokens;
 }
 
