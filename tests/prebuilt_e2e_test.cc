@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include "binary/test_cubin.h"
 #include "e2e.h"
 
 namespace archpatch::e2e {
@@ -92,20 +93,7 @@ void check_device(int device) {
 const std::string kGemmFolder = "10f64528a1172dae8e29601a3b99ab9dc78d37be/gemm-91e0ba0-2710384";
 const std::string kBmmFolder = "5988e15c0e6d006c6a64c0f6c6748b4d3150c1af/batched_gemm-3d40263-3e19f0a";
 
-// A CUDA ELF header as nvcc 13 writes it (OS/ABI 0x41, the sm in bits 8-15 of e_flags).
-std::string CubinHeader(int sm) {
-  std::string bytes(64, '\0');
-  bytes.replace(0, 4,
-                "\x7f"
-                "ELF");
-  bytes[4] = 2;
-  bytes[5] = 1;
-  bytes[6] = 1;
-  bytes[7] = 0x41;
-  bytes[0x12] = static_cast<char>(190);
-  bytes[0x31] = static_cast<char>(sm);
-  return bytes;
-}
+using binary::testing::CubinHeader;
 
 // site-packages with flashinfer-python and, unless `with_cubins` is false, flashinfer-cubin.
 fs::path MakeSite(const TempDir& dir, bool with_cubins = true, const std::string& gemm_cubin = "") {

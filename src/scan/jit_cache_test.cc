@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include "binary/test_cubin.h"
 #include "env/test_tree.h"
 
 namespace archpatch::scan {
@@ -9,19 +10,7 @@ namespace {
 
 using env::testing::TempTree;
 
-std::string CubinHeader(int sm) {
-  std::string bytes(64, '\0');
-  bytes.replace(0, 4,
-                "\x7f"
-                "ELF");
-  bytes[4] = 2;
-  bytes[5] = 1;
-  bytes[6] = 1;
-  bytes[7] = 0x41;
-  bytes[0x12] = static_cast<char>(190);
-  bytes[0x31] = static_cast<char>(sm);
-  return bytes;
-}
+using binary::testing::CubinHeader;
 
 TEST(FindPrebuiltModules, NameSoInAFolderOfItsNameUnderJitCacheOrAot) {
   TempTree tree;
