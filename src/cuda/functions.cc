@@ -6,7 +6,14 @@
 namespace archpatch::cuda {
 namespace {
 
-bool Is(const Token& t, std::string_view contents, std::string_view text) { return t.Spelling(contents) == text; }
+// Whether `t` is spelled `text`, a literal. Every pass here calls this on every token of the
+// file; taking the literal's length as a constant lets the compiler compare the bytes inline
+// instead of calling memcmp (which took a tenth of FindFunctionBodies' time).
+template <size_t N>
+bool Is(const Token& t, std::string_view contents, const char (&text)[N]) {
+  return t.end - t.begin == N - 1 && t.end <= contents.size() &&
+         std::string_view(contents.data() + t.begin, N - 1) == std::string_view(text, N - 1);
+}
 
 // Significant tokens: no comments, and none of a directive's tokens (a #define body may hold
 // braces and parentheses that do not belong to the code around it).
