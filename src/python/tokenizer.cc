@@ -6,11 +6,15 @@
 
 #include <fmt/format.h>
 
+#include "util/identifier.h"
+
 namespace archpatch::python {
 namespace {
 
-bool IsNameStart(unsigned char c) { return std::isalpha(c) || c == '_' || c >= 0x80; }
-bool IsNameChar(unsigned char c) { return IsNameStart(c) || std::isdigit(c); }
+// ASCII letters, digits and '_' as C identifiers have them (what std::isalpha and std::isdigit say
+// in the C locale, without a libc call per byte); any byte of a UTF-8 sequence too.
+bool IsNameStart(unsigned char c) { return IsIdentifierStart(static_cast<char>(c)) || c >= 0x80; }
+bool IsNameChar(unsigned char c) { return IsIdentifierChar(static_cast<char>(c)) || c >= 0x80; }
 bool IsQuote(char c) { return c == '\'' || c == '"'; }
 
 constexpr std::string_view kOps3[] = {"**=", "//=", ">>=", "<<=", "..."};
@@ -322,16 +326,8 @@ class Lexer {
 
   std::optional<Error> Operator() {
     const size_t begin = pos_;
-    const std::string_view rest = src_.substr(pos_);
-    size_t len = 0;
-    for (std::string_view op : kOps3) {
-      if (rest.substr(0, 3) == op) len = 3;
-    }
-    for (std::string_view op : kOps2) {
-      if (len == 0 && rest.substr(0, 2) == op) len = 2;
-    }
-    const char c = rest[0];
-    if (len == 0 && kOps1.find(c) != std::string_view::npos) len = 1;
+    const char c = src_[pos_];
+    const size_t len = OperatorLength(src_.substr(pos_));
     if (len == 0) {
       return Fail(fmt::format("invalid character '{}' (U+{:04X})", c, static_cast<unsigned char>(c)), begin);
     }
@@ -341,6 +337,15 @@ class Lexer {
     pos_ += len;
     Emit(TokenKind::kOp, begin, pos_, line_, line_start_);
     return std::nullopt;
+  }
+
+  // The length of the longest operator `rest` starts with, 0 for none. The first byte rules out
+  // nearly every candidate before a compare: a third of all tokens are operators.
+  static size_t OperatorLength(std::string_view rest) {
+    auto starts = [&](std::string_view op) { return rest[0] == op[0] && rest.starts_with(op); };
+    if (std::any_of(std::begin(kOps3), std::end(kOps3), starts)) return 3;
+    if (std::any_of(std::begin(kOps2), std::end(kOps2), starts)) return 2;
+    return kOps1.find(rest[0]) != std::string_view::npos ? 1 : 0;
   }
 
   std::optional<Error> Bracket(char c) {
