@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <deque>
 #include <set>
+#include <string>
+#include <unordered_map>
 
 #include <fmt/format.h>
 
@@ -80,7 +82,7 @@ class BlockScanner {
       const Token& t = tokens[i];
       if (IsStringLiteral(source_, t)) {
         for (const std::string& word : PtxWords(source_.Spelling(t))) {
-          if (const Feature* f = table_.MatchPtx(word)) Use(f, word, t, scope.via);
+          if (const Feature* f = MatchPtx(word)) Use(f, word, t, scope.via);
         }
       } else if (t.kind == Token::Kind::kIdentifier) {
         Identifier(i, scope.via);
@@ -91,7 +93,7 @@ class BlockScanner {
   void Identifier(size_t i, const std::string& via) {
     const Token& t = source_.tokens[i];
     const std::string_view name = source_.Spelling(t);
-    if (const Feature* f = table_.MatchName(name)) {
+    if (const Feature* f = MatchName(name)) {
       Use(f, std::string(name), t, via);
       return;
     }
@@ -101,6 +103,21 @@ class BlockScanner {
     }
     if (Follow(name)) return;
     if (std::find(unseen.begin(), unseen.end(), name) == unseen.end()) unseen.emplace_back(name);
+  }
+
+  // The table's answer for `name`, asked once per block: its identifiers repeat, and each new one
+  // is tried against every name glob of the table.
+  const Feature* MatchName(std::string_view name) {
+    auto [it, fresh] = matched_.try_emplace(name, nullptr);
+    if (fresh) it->second = table_.MatchName(name);
+    return it->second;
+  }
+
+  // The same for an instruction word (inline PTX repeats its instructions as much).
+  const Feature* MatchPtx(const std::string& word) {
+    auto [it, fresh] = matched_ptx_.try_emplace(word, nullptr);
+    if (fresh) it->second = table_.MatchPtx(word);
+    return it->second;
   }
 
   // Queues the bodies of the same-file functions and macros named `name`; false if there are none.
@@ -135,6 +152,8 @@ class BlockScanner {
   const FeatureTable& table_;
   std::deque<Scope> queue_;
   std::set<std::string> visited_;
+  std::unordered_map<std::string_view, const Feature*> matched_;  // views into source_.contents
+  std::unordered_map<std::string, const Feature*> matched_ptx_;
 };
 
 }  // namespace
