@@ -3,13 +3,32 @@
 // preprocessor does; a dotted Python name is python_link's own.)
 #pragma once
 
+#include <array>
 #include <cstddef>
 #include <string_view>
 
 namespace archpatch {
 
-inline bool IsIdentifierStart(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_'; }
-inline bool IsIdentifierChar(char c) { return IsIdentifierStart(c) || (c >= '0' && c <= '9'); }
+namespace identifier_detail {
+enum : unsigned char { kStart = 1, kChar = 2 };
+// One flag byte per byte value: ForEachIdentifier tests every byte of whole files (the package-macro
+// rescans read each C++ file again), and a table load costs less there than three range tests.
+inline constexpr std::array<unsigned char, 256> kClass = [] {
+  std::array<unsigned char, 256> t{};
+  for (int c = 0; c < 256; ++c) {
+    const bool start = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
+    t[c] = static_cast<unsigned char>((start ? kStart | kChar : 0) | (c >= '0' && c <= '9' ? kChar : 0));
+  }
+  return t;
+}();
+}  // namespace identifier_detail
+
+inline bool IsIdentifierStart(char c) {
+  return identifier_detail::kClass[static_cast<unsigned char>(c)] & identifier_detail::kStart;
+}
+inline bool IsIdentifierChar(char c) {
+  return identifier_detail::kClass[static_cast<unsigned char>(c)] & identifier_detail::kChar;
+}
 
 // A whole identifier: "__CUDA_ARCH__", not "1200" or "a-b".
 bool IsIdentifier(std::string_view text);

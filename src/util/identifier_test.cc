@@ -1,5 +1,6 @@
 #include "util/identifier.h"
 
+#include <cctype>
 #include <string>
 #include <vector>
 
@@ -29,6 +30,17 @@ TEST(ForEachIdentifier, StopsWhenTheVisitorSaysSo) {
   int seen = 0;
   ForEachIdentifier("a b c", [&](std::string_view, size_t) { return ++seen == 2; });
   EXPECT_EQ(seen, 2);
+}
+
+TEST(IsIdentifierChar, TakesAsciiLettersDigitsAndUnderscoreOfAllBytes) {
+  // The byte table must agree with the C locale's classes for every byte, the high half included
+  // (a UTF-8 byte is no identifier character here; `char` is signed on x86).
+  for (int b = 0; b < 256; ++b) {
+    const char c = static_cast<char>(b);
+    const bool letter = b < 0x80 && (std::isalpha(b) || b == '_');
+    EXPECT_EQ(IsIdentifierStart(c), letter) << b;
+    EXPECT_EQ(IsIdentifierChar(c), letter || (b < 0x80 && std::isdigit(b))) << b;
+  }
 }
 
 TEST(IsIdentifier, TakesOnlyAWholeName) {
