@@ -58,16 +58,24 @@ size_t CondParser::SkipOperand(size_t i, size_t b) const {
   return i;
 }
 
+// Most operands stand alone (every assignment of a module is parsed): they are returned as they
+// are, with no list built around them (an initializer list would also copy them).
 CondExpr CondParser::Or(size_t& i, size_t b) {
-  std::vector<CondExpr> kids = {And(i, b)};
+  CondExpr first = And(i, b);
+  if (i >= b || !ts_.Is(i, "or")) return first;
+  std::vector<CondExpr> kids;
+  kids.push_back(std::move(first));
   while (i < b && ts_.Is(i, "or")) kids.push_back(And(++i, b));
-  return kids.size() == 1 ? std::move(kids[0]) : Node(CondExpr::Kind::kOr, std::move(kids));
+  return Node(CondExpr::Kind::kOr, std::move(kids));
 }
 
 CondExpr CondParser::And(size_t& i, size_t b) {
-  std::vector<CondExpr> kids = {Not(i, b)};
+  CondExpr first = Not(i, b);
+  if (i >= b || !ts_.Is(i, "and")) return first;
+  std::vector<CondExpr> kids;
+  kids.push_back(std::move(first));
   while (i < b && ts_.Is(i, "and")) kids.push_back(Not(++i, b));
-  return kids.size() == 1 ? std::move(kids[0]) : Node(CondExpr::Kind::kAnd, std::move(kids));
+  return Node(CondExpr::Kind::kAnd, std::move(kids));
 }
 
 CondExpr CondParser::Not(size_t& i, size_t b) {

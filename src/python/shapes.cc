@@ -15,6 +15,10 @@ bool Contains(std::string_view text, std::string_view part) { return text.find(p
 // supported_major_versions, device_capability_majors, supported_archs, admissible_archs,
 // TORCH_CUDA_ARCH_LIST, cuda_arch_list, supported_capabilities, sm_versions.
 bool IsCarrierName(std::string_view name) {
+  // Every ending below ends in 's' or 't': that settles most names (FindCarriers asks about every
+  // name of every line) before any copy is lowered.
+  const char last = name.empty() ? '\0' : static_cast<char>(name.back() | 0x20);
+  if (last != 's' && last != 't') return false;
   const std::string lower = LowerText(name);
   constexpr std::string_view kEndings[] = {
       "major_versions",          "majors", "archs", "arches", "arch_list", "capabilities", "sm_versions",

@@ -121,6 +121,10 @@ TokenStream MakeStream(std::string_view source, std::vector<Token> tokens) {
 
 std::string TokenStream::Folded(size_t first, size_t last) const {
   std::string out;
+  // Folding only shortens: the bytes from the first token to the end of the last are enough.
+  if (first < last && tokens[first].begin <= tokens[last - 1].end) {
+    out.reserve(tokens[last - 1].end - tokens[first].begin);
+  }
   for (size_t i = first; i < last; ++i) {
     if (i > first) {
       const std::string_view gap = source.substr(tokens[i - 1].end, tokens[i].begin - tokens[i - 1].end);
