@@ -7,11 +7,7 @@
 namespace archpatch::cuda {
 namespace {
 
-DirectiveScan Read(const std::string& text) {
-  Result<std::vector<Token>> tokens = ThreadLexer().Tokenize("t.cu", text);
-  EXPECT_TRUE(tokens.ok());
-  return ReadDirectives(*tokens, text, "t.cu");
-}
+DirectiveScan Read(const std::string& text) { return ReadDirectives(Tokenize(text), text, "t.cu"); }
 
 int IndexOf(const std::vector<arch::Arch>& arches, const char* name) {
   for (size_t i = 0; i < arches.size(); ++i) {

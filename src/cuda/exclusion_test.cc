@@ -28,7 +28,7 @@ std::vector<arch::Arch> TargetFirst() {
 Scanned Scan(std::string text) {
   Scanned s;
   s.text = std::move(text);
-  s.tokens = *ThreadLexer().Tokenize("t.cu", s.text);
+  s.tokens = Tokenize(s.text);
   s.scan = ReadDirectives(s.tokens, s.text, "t.cu");
   s.arches = TargetFirst();
   MacroEnv env;

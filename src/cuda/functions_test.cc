@@ -25,9 +25,8 @@ TEST(Functions, EnclosingFunctionAgreesWithAScanOfEveryBodyAtEveryOffset) {
       "int between;\n"
       "namespace ns { void Sm90::run() const { int r; } }\n"
       "void last() { { int inner; } }\n";
-  Result<std::vector<Token>> tokens = ThreadLexer().Tokenize("t.cc", text);
-  ASSERT_TRUE(tokens.ok());
-  const std::vector<FunctionBody> bodies = FindFunctionBodies(*tokens, text);
+  const std::vector<Token> tokens = Tokenize(text);
+  const std::vector<FunctionBody> bodies = FindFunctionBodies(tokens, text);
   ASSERT_EQ(bodies.size(), 4u);
   EXPECT_EQ(bodies[1].name, "method");
   EXPECT_EQ(bodies[1].parent, 0);
@@ -64,9 +63,8 @@ TEST(Functions, ScopesNameOperatorsNestedClassesAndLambdas) {
       "auto sum(int a) -> int { return a; }\n"
       "enum class Kind { kA, kB };\n"
       "bool Gemm::operator==(const Gemm& o) const { return true; }\n";
-  Result<std::vector<Token>> tokens = ThreadLexer().Tokenize("t.cu", text);
-  ASSERT_TRUE(tokens.ok());
-  const std::vector<FunctionBody> bodies = FindFunctionBodies(*tokens, text, /*scopes=*/true);
+  const std::vector<Token> tokens = Tokenize(text);
+  const std::vector<FunctionBody> bodies = FindFunctionBodies(tokens, text, /*scopes=*/true);
   auto scope_of = [&](const char* marker) { return EnclosingFunction(bodies, text.find(marker)); };
   EXPECT_EQ(scope_of("int in_call"), "GemmKernel::operator()");
   EXPECT_EQ(scope_of("int in_inner"), "GemmKernel::Inner::run");
@@ -83,7 +81,7 @@ TEST(Functions, ScopesNameOperatorsNestedClassesAndLambdas) {
   }
   // Without `scopes`, as the hazard checks read code: lambdas belong to their function, no
   // operators, no class names.
-  const std::vector<FunctionBody> plain = FindFunctionBodies(*tokens, text);
+  const std::vector<FunctionBody> plain = FindFunctionBodies(tokens, text);
   EXPECT_EQ(EnclosingFunction(plain, text.find("int in_pick")), "launch");
   EXPECT_EQ(EnclosingFunction(plain, text.find("int in_inner")), "run");
   EXPECT_EQ(EnclosingFunction(plain, text.find("int in_call")), "");

@@ -130,9 +130,7 @@ void AddDirectiveGates(const std::string& file, std::string_view contents, const
 
 Result<CudaGates> ScanCudaGates(const std::string& file, std::string_view contents,
                                 const std::vector<arch::Arch>& arches, const MacroEnv& env, GateKinds kinds) {
-  Result<std::vector<Token>> tokens = ThreadLexer().Tokenize(file, contents);
-  if (!tokens) return tokens.error();
-  return ScanCudaGates(file, contents, *tokens, arches, env, kinds);
+  return ScanCudaGates(file, contents, Tokenize(contents), arches, env, kinds);
 }
 
 Result<CudaGates> ScanCudaGates(const std::string& file, std::string_view contents, const std::vector<Token>& tokens,

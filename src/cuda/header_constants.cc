@@ -49,8 +49,7 @@ std::shared_ptr<const FileConstants> LoadHeader(const std::string& path) {
   auto constants = std::make_shared<FileConstants>();
   if (Result<std::string> bytes = ReadInputFile(path, kMaxSourceBytes)) {
     const std::string& contents = *bytes;
-    Result<std::vector<Token>> tokens = ThreadLexer().Tokenize(path, contents);
-    if (tokens) *constants = ReadFileConstants(path, contents, *tokens);
+    *constants = ReadFileConstants(path, contents, Tokenize(contents));
   }
   std::lock_guard<std::mutex> lock(cache.mutex);
   ++cache.read;

@@ -40,9 +40,7 @@ class Headers : public ::testing::Test {
     path_ = (root_ / rel).string();
     std::ifstream in(path_);
     contents_.assign(std::istreambuf_iterator<char>(in), {});
-    Result<std::vector<Token>> tokens = ThreadLexer().Tokenize(path_, contents_);
-    EXPECT_TRUE(tokens);
-    return ConstantLookup(path_, ReadFileConstants(path_, contents_, *tokens));
+    return ConstantLookup(path_, ReadFileConstants(path_, contents_, Tokenize(contents_)));
   }
 
   fs::path root_;

@@ -533,9 +533,7 @@ bool IsConfigSanityCheck(const Finding& f) { return UpperCase(f.text).find("CONF
 
 Result<std::vector<Finding>> FindRuntimeGates(const std::string& file, std::string_view contents,
                                               const std::vector<arch::Arch>& arches) {
-  Result<std::vector<Token>> tokens = ThreadLexer().Tokenize(file, contents);
-  if (!tokens) return tokens.error();
-  return FindRuntimeGates(file, contents, arches, *tokens);
+  return FindRuntimeGates(file, contents, arches, Tokenize(contents));
 }
 
 Result<std::vector<Finding>> FindRuntimeGates(const std::string& file, std::string_view contents,

@@ -312,9 +312,7 @@ std::string LastComponent(const std::string& name) {
 }  // namespace
 
 Result<ParsedSource> LexSource(const std::string& path, std::string_view contents) {
-  Result<std::vector<cuda::Token>> lexed = cuda::ThreadLexer().Tokenize(path, contents);
-  if (!lexed) return lexed.error();
-  return FromTokens(contents, std::move(*lexed));
+  return FromTokens(contents, cuda::Tokenize(contents));
 }
 
 ParsedSource FromTokens(std::string_view contents, std::vector<Token> tokens) {

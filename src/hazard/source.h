@@ -60,7 +60,7 @@ struct ParsedSource {
 Result<ParsedSource> Parse(const std::string& path, std::string_view contents,
                            const std::vector<std::string>& defines = {});
 
-// The same from libclang's lexer alone (cuda::ThreadLexer, no parse: fast enough for every file
+// The same from the tokens alone (cuda::Tokenize, no parse: fast enough for every file
 // of an audit); FromTokens when the file's tokens are at hand already (the audit's scan lexed it). Functions and
 // kernels come from brace matching (cuda/functions.h), macros and type names from token patterns; `trivial_statements`
 // and `skipped` stay empty.

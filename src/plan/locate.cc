@@ -123,10 +123,8 @@ Result<std::vector<std::string>> ScopesIn(const std::string& path, std::string_v
       break;
     }
     case scan::FileKind::kCuda: {
-      Result<std::vector<cuda::Token>> tokens = cuda::ThreadLexer().Tokenize(path, contents);
-      if (!tokens) return tokens.error();
-      for (const cuda::FunctionBody& body : cuda::FindFunctionBodies(*tokens, contents, /*scopes=*/true))
-        add(body.name);
+      const std::vector<cuda::Token> tokens = cuda::Tokenize(contents);
+      for (const cuda::FunctionBody& body : cuda::FindFunctionBodies(tokens, contents, /*scopes=*/true)) add(body.name);
       break;
     }
     case scan::FileKind::kOther: break;

@@ -45,10 +45,9 @@ Result<std::vector<Range>> PythonScopeRanges(const std::string& path, std::strin
 }
 
 Result<std::vector<Range>> FunctionRanges(const std::string& path, std::string_view contents, std::string_view wanted) {
-  Result<std::vector<cuda::Token>> tokens = cuda::ThreadLexer().Tokenize(path, contents);
-  if (!tokens) return tokens.error();
+  const std::vector<cuda::Token> tokens = cuda::Tokenize(contents);
   std::vector<Range> ranges;
-  for (const cuda::FunctionBody& body : cuda::FindFunctionBodies(*tokens, contents, /*scopes=*/true)) {
+  for (const cuda::FunctionBody& body : cuda::FindFunctionBodies(tokens, contents, /*scopes=*/true)) {
     if (!ScopeMatches(body.name, wanted)) continue;
     // Outer bodies come first; an inner body of the same name lies inside one already taken.
     if (!ranges.empty() && body.begin < ranges.back().end) continue;

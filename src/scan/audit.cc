@@ -277,9 +277,7 @@ class AuditRun {
       if (names_) kinds.directives = true, kinds.runtime = false;
       if (!kinds.directives && !kinds.nv_target && !kinds.runtime) return;
       ++out.parsed;
-      Result<std::vector<cuda::Token>> lexed = cuda::ThreadLexer().Tokenize(path, contents);
-      if (!lexed) return out.errors.push_back(lexed.error());
-      tokens = std::move(*lexed);
+      tokens = cuda::Tokenize(contents);
       Result<cuda::CudaGates> gates = cuda::ScanCudaGates(path, contents, tokens, arches_, env_, kinds);
       if (!gates) return out.errors.push_back(gates.error());
       std::move(gates->warnings.begin(), gates->warnings.end(), std::back_inserter(out.warnings));

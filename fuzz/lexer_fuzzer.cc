@@ -1,0 +1,34 @@
+// libFuzzer target for the C++ lexer (cuda::Tokenize): never crash, hang or read out of bounds;
+// tokens in order, non-empty, inside the file; and on ASCII input the same tokens as libclang's
+// (the lexer it replaced). Input with non-ASCII bytes or a `\u` or `\U` escape is only checked for
+// the invariants: a character that starts a token is read as a name by a coarser rule than clang's
+// XID_Start table (tokens.h).
+#include <cstddef>
+#include <cstdint>
+#include <string_view>
+
+#include "cuda/clang_lexer_oracle.h"
+#include "cuda/tokens.h"
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  const std::string_view src(reinterpret_cast<const char*>(data), size);
+  const std::vector<archpatch::cuda::Token> tokens = archpatch::cuda::Tokenize(src);
+  size_t last = 0;
+  for (const archpatch::cuda::Token& t : tokens) {
+    if (t.begin < last || t.end <= t.begin || t.end > src.size()) __builtin_trap();
+    last = t.end;
+  }
+  for (size_t i = 0; i < src.size(); ++i) {
+    if (static_cast<unsigned char>(src[i]) >= 0x80) return 0;
+    if (src[i] == '\\' && i + 1 < src.size() && (src[i + 1] == 'u' || src[i + 1] == 'U')) return 0;
+  }
+  static archpatch::cuda::ClangLexerOracle oracle;
+  const std::vector<archpatch::cuda::Token> want = oracle.Tokenize(src);
+  if (want.size() != tokens.size()) __builtin_trap();
+  for (size_t i = 0; i < want.size(); ++i) {
+    if (want[i].kind != tokens[i].kind || want[i].begin != tokens[i].begin || want[i].end != tokens[i].end) {
+      __builtin_trap();
+    }
+  }
+  return 0;
+}
