@@ -27,6 +27,7 @@
 #include "scan/scan.h"
 #include "scan/walk.h"
 #include "util/input_file.h"
+#include "util/library_code.h"
 
 namespace archpatch::scan {
 namespace {
@@ -380,6 +381,9 @@ Result<AuditReport> Audit(const AuditOptions& options) {
   ::mallopt(M_ARENA_MAX, 4);
   ::mallopt(M_TRIM_THRESHOLD, 1 << 20);
 #endif
+  // What libLLVM's and libclang's start-up touched of their code (42 MB, util/library_code.h); a
+  // runtime parse maps back the little it runs.
+  ReleaseLibraryCode({"libLLVM", "libclang"});
   AuditRun first(options, files->files, options.env);
   AuditReport report = first.Run();
   ApplyPackageMacros(options, files->files, std::move(first.definitions()), report);
