@@ -46,30 +46,36 @@ struct View {
   bool IsIdent(size_t i) const { return i < t.size() && t[i]->kind == Token::Kind::kIdentifier; }
 };
 
+// Whether the `#` token `hash` starts a directive (nothing but blanks before it on its line).
+inline bool StartsDirective(std::string_view contents, const Token& hash) {
+  if (hash.Spelling(contents) != "#") return false;
+  size_t line_start = contents.rfind('\n', hash.begin == 0 ? 0 : hash.begin - 1);
+  line_start = line_start == std::string_view::npos ? 0 : line_start + 1;
+  return contents.substr(line_start, hash.begin - line_start).find_first_not_of(" \t") == std::string_view::npos;
+}
+
+// One past the directive starting at `begin`, with its backslash continuations.
+inline size_t DirectiveEnd(std::string_view contents, size_t begin) {
+  size_t end = begin;
+  while (end < contents.size()) {
+    size_t nl = contents.find('\n', end);
+    if (nl == std::string_view::npos) return contents.size();
+    size_t last = nl;
+    while (last > end && (contents[last - 1] == '\r' || contents[last - 1] == ' ')) --last;
+    end = nl + 1;
+    if (last == 0 || contents[last - 1] != '\\') break;
+  }
+  return end;
+}
+
 inline View MakeView(std::string_view contents, const std::vector<Token>& tokens) {
   View v{contents, {}, {}};
   size_t skip_until = 0;
   for (const Token& tok : tokens) {
     if (tok.kind == Token::Kind::kComment || tok.begin < skip_until) continue;
-    if (tok.Spelling(contents) == "#") {
-      size_t line_start = contents.rfind('\n', tok.begin == 0 ? 0 : tok.begin - 1);
-      line_start = line_start == std::string_view::npos ? 0 : line_start + 1;
-      if (contents.substr(line_start, tok.begin - line_start).find_first_not_of(" \t") == std::string_view::npos) {
-        size_t end = tok.begin;
-        while (end < contents.size()) {  // the directive, with its backslash continuations
-          size_t nl = contents.find('\n', end);
-          if (nl == std::string_view::npos) {
-            end = contents.size();
-            break;
-          }
-          size_t last = nl;
-          while (last > end && (contents[last - 1] == '\r' || contents[last - 1] == ' ')) --last;
-          end = nl + 1;
-          if (last == 0 || contents[last - 1] != '\\') break;
-        }
-        skip_until = end;
-        continue;
-      }
+    if (StartsDirective(contents, tok)) {
+      skip_until = DirectiveEnd(contents, tok.begin);
+      continue;
     }
     v.t.push_back(&tok);
   }

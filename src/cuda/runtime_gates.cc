@@ -14,6 +14,7 @@
 
 #include "cuda/functions.h"
 #include "cuda/header_constants.h"
+#include "cuda/runtime_relevance.h"
 #include "cuda/runtime_tokens.h"
 #include "cuda/tokens.h"
 
@@ -102,11 +103,21 @@ std::string UpperCase(std::string_view s) {
   return out;
 }
 
+namespace {
+
+// Whether `s` holds `upper_word` in any case, without a copy (IsCheckName runs on every name of
+// a file in runtime_relevance.cc).
+bool ContainsCaseless(std::string_view s, std::string_view upper_word) {
+  return std::search(s.begin(), s.end(), upper_word.begin(), upper_word.end(),
+                     [](char a, char b) { return std::toupper(static_cast<unsigned char>(a)) == b; }) != s.end();
+}
+
+}  // namespace
+
 bool IsCheckName(std::string_view name) {
   if (name == "assert") return false;
-  const std::string upper = UpperCase(name);
-  return upper.find("CHECK") != std::string::npos || upper.find("ASSERT") != std::string::npos ||
-         upper.find("REQUIRE") != std::string::npos || upper.find("ENSURE") != std::string::npos;
+  return ContainsCaseless(name, "CHECK") || ContainsCaseless(name, "ASSERT") || ContainsCaseless(name, "REQUIRE") ||
+         ContainsCaseless(name, "ENSURE");
 }
 
 namespace {
@@ -496,34 +507,28 @@ class RuntimeParser {
   std::string path_, buffer_;
 };
 
-}  // namespace
-
-// The file's bytes with the bodies of functions that name no capability blanked out (spaces,
-// newlines kept, so every offset and line stays): clang then parses only what can hold a gate,
-// several times faster on kernel-heavy files.
-std::string BlankIrrelevantBodies(std::string_view contents, const std::vector<Token>& tokens) {
-  std::string out(contents);
-  size_t covered = 0;  // bodies are listed outer first: skip those inside a kept or blanked one
-  for (const FunctionBody& body : FindFunctionBodies(tokens, contents)) {
-    if (body.begin < covered || body.end > contents.size() || body.end < body.begin + 2) continue;
-    covered = body.end;
-    bool relevant = false;
-    auto first = std::lower_bound(tokens.begin(), tokens.end(), body.begin + 1,
-                                  [](const Token& t, size_t offset) { return t.begin < offset; });
-    for (auto it = first; it != tokens.end() && it->end < body.end; ++it) {
-      const Token& t = *it;
-      if (t.kind == Token::Kind::kIdentifier && IsCapabilityName(t.Spelling(contents))) relevant = true;
-      // A directive inside would lose its partner outside; keep such bodies whole.
-      if (t.kind == Token::Kind::kPunctuation && t.Spelling(contents) == "#") relevant = true;
-      if (relevant) break;
-    }
-    if (relevant) continue;
-    for (size_t i = body.begin + 1; i + 1 < body.end; ++i) {
-      if (out[i] != '\n' && out[i] != '\r') out[i] = ' ';
-    }
+// The walk's findings: one libclang parse of the file with the bodies that can hold none blanked.
+Result<std::vector<Finding>> ParsedFindings(const std::string& file, std::string_view contents,
+                                            const std::vector<arch::Arch>& arches, const std::vector<Token>& tokens,
+                                            const std::vector<size_t>& readable) {
+  thread_local RuntimeParser parser;
+  struct Release {
+    RuntimeParser& parser;
+    size_t bytes;
+    ~Release() { parser.ReleaseAfter(bytes); }
+  } release{parser, contents.size()};
+  const std::string reduced = BlankIrrelevantBodies(contents, tokens, readable);
+  CXTranslationUnit unit = parser.Parse(reduced);
+  if (!unit) return Error{"libclang could not parse the file", Location{file}};
+  Walk walk{contents, file, arches, LineIndex(contents), {}, ""};
+  for (CXCursor top : Children(clang_getTranslationUnitCursor(unit))) {
+    if (clang_Location_isFromMainFile(clang_getCursorLocation(top))) walk.Visit(top);
   }
-  return out;
+  std::vector<Finding> found = std::move(walk.findings);
+  return found;
 }
+
+}  // namespace
 
 // A check of the SM a configuration was made for (`inputs.gemm_config.sm_version == 80`) tests a
 // config, not the device: TensorRT-LLM's sanity checks, no gate. (A config's constructor that
@@ -537,34 +542,35 @@ Result<std::vector<Finding>> FindRuntimeGates(const std::string& file, std::stri
 }
 
 Result<std::vector<Finding>> FindRuntimeGates(const std::string& file, std::string_view contents,
-                                              const std::vector<arch::Arch>& arches, const std::vector<Token>& tokens) {
+                                              const std::vector<arch::Arch>& arches, const std::vector<Token>& tokens,
+                                              RuntimeParse parse) {
   // Both readers see a capability only through an identifier of the file's code (the prelude
   // names none): a file whose capability names sit only in comments and strings (CUTLASS's
   // "K-major" prose, which the byte prefilter cannot tell from code) holds no runtime check, and
   // costs no libclang parse.
-  if (std::none_of(tokens.begin(), tokens.end(), [&](const Token& t) {
-        return t.kind == Token::Kind::kIdentifier && IsCapabilityName(t.Spelling(contents));
-      })) {
-    return std::vector<Finding>{};
+  auto named = [&](const Token& t) {
+    return t.kind == Token::Kind::kIdentifier && IsCapabilityName(t.Spelling(contents));
+  };
+  if (std::none_of(tokens.begin(), tokens.end(), named)) return std::vector<Finding>{};
+  // No capability name the walk could read (runtime_relevance.h): nothing for clang to find.
+  std::vector<size_t> readable;
+  if (parse == RuntimeParse::kWhereReadable) {
+    readable = ReadableCapabilityNames(contents, tokens);
+  } else {
+    for (const Token& t : tokens) {
+      if (named(t)) readable.push_back(t.begin);
+    }
   }
-  thread_local RuntimeParser parser;
-  struct Release {
-    RuntimeParser& parser;
-    size_t bytes;
-    ~Release() { parser.ReleaseAfter(bytes); }
-  } release{parser, contents.size()};
-  const std::string reduced = BlankIrrelevantBodies(contents, tokens);
-  CXTranslationUnit unit = parser.Parse(reduced);
-  if (!unit) return Error{"libclang could not parse the file", Location{file}};
-  Walk walk{contents, file, arches, LineIndex(contents), {}, ""};
-  for (CXCursor top : Children(clang_getTranslationUnitCursor(unit))) {
-    if (clang_Location_isFromMainFile(clang_getCursorLocation(top))) walk.Visit(top);
+  std::vector<Finding> found;
+  if (!readable.empty()) {
+    Result<std::vector<Finding>> parsed = ParsedFindings(file, contents, arches, tokens, readable);
+    if (!parsed) return parsed.error();
+    found = std::move(*parsed);
   }
   // The bodies clang dropped (unresolved types) and constants from the package's headers: read
   // from tokens; a line clang already reported keeps clang's finding.
   // The token pass also reads the if/else-if arms around each check (which arm the arch takes,
   // whether the check is reached): clang's finding on the same line takes those marks.
-  std::vector<Finding> found = std::move(walk.findings);
   std::map<int, size_t> by_line;
   for (size_t k = 0; k < found.size(); ++k) by_line.emplace(found[k].line, k);
   const ConstantLookup constants(file, ReadFileConstants(file, contents, tokens));

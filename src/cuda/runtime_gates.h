@@ -20,9 +20,14 @@ namespace archpatch::cuda {
 // Findings of kind "cpp-runtime-gate"; verdict true = the check lets that arch through.
 Result<std::vector<Finding>> FindRuntimeGates(const std::string& file, std::string_view contents,
                                               const std::vector<arch::Arch>& arches);
+// When the libclang parse runs: only where it can find something (runtime_relevance.h), as audit
+// does; or wherever the code names a capability (the reference the skip rule is tested against).
+enum class RuntimeParse { kWhereReadable, kWhereNamed };
+
 // The same with the file's tokens already at hand (Lexer::Tokenize).
 Result<std::vector<Finding>> FindRuntimeGates(const std::string& file, std::string_view contents,
-                                              const std::vector<arch::Arch>& arches, const std::vector<Token>& tokens);
+                                              const std::vector<arch::Arch>& arches, const std::vector<Token>& tokens,
+                                              RuntimeParse parse = RuntimeParse::kWhereReadable);
 
 // Whether `name` reads as a GPU capability variable or getter: after dropping '_' and an `m`
 // member prefix (mSM), case-insensitively one of major, minor, sm, smversion, getsmversion, arch,
