@@ -111,16 +111,26 @@ void AddDirectiveGates(const std::string& file, std::string_view contents, const
   BranchVerdicts v = EvaluateBranches(scan, arches, WithoutOwnMacros(env, scan), file);
   out.warnings.insert(out.warnings.end(), scan.problems.begin(), scan.problems.end());
   out.warnings.insert(out.warnings.end(), v.malformed.begin(), v.malformed.end());
-  std::vector<KernelDecl> kernels = FindKernels(tokens, contents);
-  std::vector<FunctionBody> bodies = FindFunctionBodies(tokens, contents, /*scopes=*/true);
-  const std::vector<BlockHolds> holds = AllBlockHolds(scan, tokens, contents);
   for (const MacroDirective& m : scan.macros) {
     if (!m.define) continue;
     out.definitions.push_back(
         {m.name, m.branch >= 0 ? v.effective[m.branch] : std::vector<Tri>(arches.size(), Tri::kTrue)});
   }
+  // Kernels, function bodies and what each block holds describe findings only: found at the
+  // first gate, so a file whose branches gate nothing (a later round's rescan of a file that
+  // merely tests a package macro) skips three passes over its tokens.
+  std::vector<KernelDecl> kernels;
+  std::vector<FunctionBody> bodies;
+  std::vector<BlockHolds> holds;
+  bool located = false;
   for (size_t i = 0; i < scan.branches.size(); ++i) {
     if (!IsGate(scan, v, static_cast<int>(i))) continue;
+    if (!located) {
+      kernels = FindKernels(tokens, contents);
+      bodies = FindFunctionBodies(tokens, contents, /*scopes=*/true);
+      holds = AllBlockHolds(scan, tokens, contents);
+      located = true;
+    }
     out.findings.push_back(
         BranchFinding(file, scan, v, holds, static_cast<int>(i), arches, kernels, bodies, tokens, contents));
   }
