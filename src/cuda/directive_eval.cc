@@ -91,12 +91,12 @@ class ArchPass {
 
  private:
   MacroValue Lookup(std::string_view name) const {
-    auto it = overrides_.find(std::string(name));
+    auto it = overrides_.find(name);
     if (it != overrides_.end()) return it->second;
     MacroValue base = base_(name);
     // A macro this file #defines is the file's own: undefined until its #define (unless -D/-U
     // said otherwise), so CUTLASS-style feature macros come out defined exactly where set.
-    if (base.state == MacroValue::State::kUnknown && owned_.count(std::string(name))) return MacroValue::Undefined();
+    if (base.state == MacroValue::State::kUnknown && owned_.count(name)) return MacroValue::Undefined();
     return base;
   }
 
@@ -132,8 +132,10 @@ class ArchPass {
   MacroLookup base_;
   size_t arch_;
   BranchVerdicts& out_;
-  std::map<std::string, MacroValue> overrides_;
-  std::set<std::string> owned_;
+  // Transparent: Lookup runs for every identifier of every condition per arch, and a key string
+  // made for each was a malloc per lookup on CUTLASS's long macro names.
+  std::map<std::string, MacroValue, std::less<>> overrides_;
+  std::set<std::string, std::less<>> owned_;
   std::vector<Tri> none_earlier_ = std::vector<Tri>(scan_.branches.size(), Tri::kTrue);
 };
 
