@@ -172,26 +172,26 @@ std::vector<std::string> PtxWords(std::string_view literal) {
       body = body.substr(open + 1, close - open - 1);
     }
   }
+  // A word is a run of the body between separators: copied whole, not byte by byte.
   std::vector<std::string> words;
-  std::string word;
-  auto flush = [&] {
-    if (!word.empty()) words.push_back(word);
-    word.clear();
+  size_t start = 0;
+  auto flush = [&](size_t end) {
+    if (end > start) words.emplace_back(body.substr(start, end - start));
   };
   for (size_t i = 0; i < body.size(); ++i) {
     char c = body[i];
     if (!raw && c == '\\' && i + 1 < body.size()) {  // \n, \t, \" separate words
+      flush(i);
       ++i;
-      flush();
+      start = i + 1;
       continue;
     }
     if (c == ' ' || c == '\t' || c == '\n' || c == ';' || c == '{' || c == '}' || c == ',') {
-      flush();
-    } else {
-      word += c;
+      flush(i);
+      start = i + 1;
     }
   }
-  flush();
+  flush(body.size());
   return words;
 }
 

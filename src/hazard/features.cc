@@ -39,32 +39,36 @@ size_t Specificity(std::string_view glob) {
   return n;
 }
 
-// A glob that starts with a literal byte other than the text's cannot match. The classifier asks
-// every glob of the table about every identifier of a gated block; this test, inline, settles
-// nearly all of them without a call.
-bool FirstByteDiffers(std::string_view glob, std::string_view text) {
-  return !glob.empty() && glob[0] != '*' && glob[0] != '?' && (text.empty() || glob[0] != text[0]);
-}
-
 // Of the features whose globs match, the one the fewest arches have (the one a target is most
 // likely to lack: "mma.sync...kind::mxf8f6f4.block_scale..." is block-scaled MMA before it is FP8
 // MMA); on a tie the more specific glob ("cp.async.bulk.tensor.*" over "cp.async.bulk.*").
-const Feature* BestMatch(const std::vector<Feature>& features, std::string_view text,
-                         std::vector<std::string> Feature::* globs) {
+// `index` holds the globs that can match `text` in table order (FeatureTable::IndexGlobs).
+const Feature* BestMatch(const std::vector<Feature>& features, const FeatureTable::GlobIndex& index,
+                         std::string_view text, std::vector<std::string> Feature::* globs) {
   const Feature* best = nullptr;
   size_t best_arches = 0, best_score = 0;
-  for (const Feature& f : features) {
-    for (const std::string& g : f.*globs) {
-      if (FirstByteDiffers(g, text) || !GlobMatch(g, text)) continue;
-      const size_t arches = f.ArchNames().size(), score = Specificity(g);
-      if (!best || arches < best_arches || (arches == best_arches && score > best_score)) {
-        best = &f;
-        best_arches = arches;
-        best_score = score;
-      }
+  for (const FeatureTable::GlobRef& ref : index[text.empty() ? 256 : static_cast<unsigned char>(text[0])]) {
+    const Feature& f = features[ref.feature];
+    const std::string& g = (f.*globs)[ref.glob];
+    if (!GlobMatch(g, text)) continue;
+    const size_t arches = f.ArchNames().size(), score = Specificity(g);
+    if (!best || arches < best_arches || (arches == best_arches && score > best_score)) {
+      best = &f;
+      best_arches = arches;
+      best_score = score;
     }
   }
   return best;
+}
+
+// The slots of GlobIndex a glob belongs in: its first byte's, or every one when it starts with a
+// wildcard (or is empty: it matches the empty text only).
+void AddToIndex(FeatureTable::GlobIndex& index, const std::string& glob, FeatureTable::GlobRef ref) {
+  if (!glob.empty() && glob[0] != '*' && glob[0] != '?') {
+    index[static_cast<unsigned char>(glob[0])].push_back(ref);
+    return;
+  }
+  for (std::vector<FeatureTable::GlobRef>& slot : index) slot.push_back(ref);
 }
 
 Result<Feature> ParseFeature(const YamlReader& r, const YAML::Node& node) {
@@ -176,10 +180,20 @@ std::vector<std::string> Feature::ArchNames() const {
   return out;
 }
 
-const Feature* FeatureTable::MatchPtx(std::string_view word) const { return BestMatch(features, word, &Feature::ptx); }
+void FeatureTable::IndexGlobs() {
+  name_globs = {}, ptx_globs = {};
+  for (size_t f = 0; f < features.size(); ++f) {
+    for (size_t g = 0; g < features[f].names.size(); ++g) AddToIndex(name_globs, features[f].names[g], {f, g});
+    for (size_t g = 0; g < features[f].ptx.size(); ++g) AddToIndex(ptx_globs, features[f].ptx[g], {f, g});
+  }
+}
+
+const Feature* FeatureTable::MatchPtx(std::string_view word) const {
+  return BestMatch(features, ptx_globs, word, &Feature::ptx);
+}
 
 const Feature* FeatureTable::MatchName(std::string_view identifier) const {
-  return BestMatch(features, identifier, &Feature::names);
+  return BestMatch(features, name_globs, identifier, &Feature::names);
 }
 
 bool FeatureTable::IsPortable(std::string_view identifier) const {
@@ -215,6 +229,7 @@ Result<FeatureTable> ParseFeatures(std::string_view yaml, const std::string& pat
     }
   }
   if (table.features.empty()) return Error{"the features table lists no feature", {path, 1, 1}};
+  table.IndexGlobs();
   return table;
 }
 

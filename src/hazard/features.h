@@ -3,6 +3,7 @@
 // says so. The hazard classifier asks it: does the target arch have what this block uses?
 #pragma once
 
+#include <array>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -31,6 +32,18 @@ struct FeatureTable {
   std::vector<Feature> features;
   std::vector<std::string> portable;  // names every arch of the table has (never "unknown")
   std::string portable_source;
+
+  // Built by ParseFeatures (IndexGlobs): for each first byte of a text (slot 256: the empty text),
+  // the globs that can match it, those starting with that byte or a wildcard, in table order. The
+  // classifier asks about every identifier and PTX word of a gated block; it tries those few
+  // globs, not all of them.
+  struct GlobRef {
+    size_t feature;  // index into `features`
+    size_t glob;     // index into its `names` or `ptx`
+  };
+  using GlobIndex = std::array<std::vector<GlobRef>, 257>;
+  GlobIndex name_globs, ptx_globs;
+  void IndexGlobs();
 
   // The most specific feature whose ptx glob matches the instruction word, or nullptr.
   const Feature* MatchPtx(std::string_view word) const;

@@ -73,6 +73,27 @@ TEST(FeaturesTable, TheMostSpecificGlobWins) {
   EXPECT_EQ(Shipped().MatchPtx("add.f32"), nullptr);
 }
 
+TEST(FeaturesTable, GlobsStartingWithAWildcardMatchTextsOfAnyFirstByte) {
+  // Look-ups try only the globs indexed under the text's first byte: a glob that starts with '*'
+  // or '?' must be under every byte, and the best match must not depend on the index's order.
+  Result<FeatureTable> t = ParseFeatures(
+      "features:\n"
+      "  - {id: wide, ptx: [\"*.bulk.*\"], names: [\"*_TMA_*\", \"?M90_X\"], arches: [sm_90+], source: s}\n"
+      "  - {id: narrow, names: [\"SM90_TMA_LOAD\", \"SM90_*\"], arches: [sm_90a], source: s}\n",
+      "f.yaml");
+  ASSERT_TRUE(t.ok()) << t.error().str();
+  auto id = [](const Feature* f) { return f ? f->id : std::string("none"); };
+  EXPECT_EQ(id(t->MatchName("SM90_TMA_LOAD")), "narrow");  // fewer arches than `wide`
+  EXPECT_EQ(id(t->MatchName("XM_TMA_Y")), "wide");
+  EXPECT_EQ(id(t->MatchName("QM90_X")), "wide");
+  EXPECT_EQ(id(t->MatchName("SM90_Y")), "narrow");
+  EXPECT_EQ(id(t->MatchName("TMA")), "none");
+  EXPECT_EQ(id(t->MatchName("")), "none");
+  EXPECT_EQ(id(t->MatchPtx("cp.async.bulk.tensor")), "wide");
+  const FeatureTable copy = *t;  // the index holds positions, not pointers: a copy still works
+  EXPECT_EQ(id(copy.MatchName("XM_TMA_Y")), "wide");
+}
+
 TEST(ArchSpec, FamilyTakesTheArchSpecificMembersOfTheSameMajor) {
   EXPECT_TRUE(ArchSpecMatches("sm_100f", A("sm_103a")));
   EXPECT_TRUE(ArchSpecMatches("sm_100f", A("sm_100f")));
