@@ -39,6 +39,16 @@ bool ArchNameHint(std::string_view lower) {
          Contains(lower, "device") || lower.rfind("sm", 0) == 0;
 }
 
+// Where ParseLiteral ends a literal that starts at `i` with a number, a string (adjacent strings
+// concatenate) or a bracket, when it reads one: a reversed comparison needs an operator there, and
+// looking first spares parsing (and copying) every literal of a module.
+size_t LiteralEnd(const TokenStream& ts, size_t i, size_t end) {
+  if (ts.tokens[i].kind == TokenKind::kNumber) return i + 1;
+  if (ts.tokens[i].kind != TokenKind::kString) return ts.match[i] == std::string_view::npos ? end : ts.match[i] + 1;
+  while (i < end && ts.tokens[i].kind == TokenKind::kString) ++i;
+  return i;
+}
+
 bool IsInt(const Literal& l) { return l.kind == LiteralKind::kInt; }
 bool IsArchString(const Literal& l) { return l.kind == LiteralKind::kString && arch::ReadArchName(l.text).has_value(); }
 
@@ -117,9 +127,14 @@ std::vector<Gate> Recognizer::Run() {
 }
 
 Provenance Recognizer::Lookup(const std::vector<std::string>& scope, std::string_view name) const {
+  // The ScopeName of the first n parts, innermost first, is a prefix of the whole one: its length
+  // is counted instead of each outer scope being copied and joined again.
+  std::vector<size_t> lengths = {0};
+  for (const std::string& part : scope) lengths.push_back(lengths.back() + (lengths.back() ? 1 : 0) + part.size());
+  const std::string whole = ScopeName(scope);
+  std::string key;
   for (size_t n = scope.size() + 1; n-- > 0;) {
-    std::vector<std::string> outer(scope.begin(), scope.begin() + n);
-    std::string key = ScopeName(outer);
+    key.assign(whole, 0, lengths[n]);
     key += '\0';
     key += name;
     auto found = provenance_.find(key);
@@ -283,9 +298,10 @@ bool Recognizer::TryReversedComparison(const LogicalLine& line, size_t i, std::v
     const bool binds = !ts_.Is(prev, "(") && !ts_.Is(prev, "[") && !EndsExpression(prev, line.last);
     if (operand_before || binds) return false;
   }
+  Compare op{};
+  if (CompareOpAt(LiteralEnd(ts_, i, line.last), line.last, op) == 0) return false;  // most literals
   size_t next = 0;
   std::optional<Literal> lit = ParseLiteral(ts_, i, line.last, next, nullptr);
-  Compare op{};
   const size_t k = lit ? CompareOpAt(next, line.last, op) : 0;
   if (k == 0 || op == Compare::kIn || op == Compare::kNotIn || !ts_.IsName(k) || IsKeyword(ts_.Text(k))) return false;
   const size_t j = PrimaryEnd(ts_, k, line.last);

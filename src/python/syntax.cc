@@ -187,7 +187,10 @@ std::vector<LogicalLine> SplitLines(const TokenStream& ts) {
 
 std::string ScopeName(const std::vector<std::string>& scope) {
   std::string out;
-  for (const std::string& s : scope) out += (out.empty() ? "" : ".") + s;
+  for (const std::string& s : scope) {
+    if (!out.empty()) out += '.';
+    out += s;
+  }
   return out;
 }
 
