@@ -40,6 +40,8 @@ struct View {
   std::string_view src;
   std::vector<const Token*> t;
   std::vector<size_t> match;
+  // The directives left out: the index of each one's `#` in the file's tokens, one past its end.
+  std::vector<std::pair<size_t, size_t>> directives = {};
 
   std::string_view Text(size_t i) const { return i < t.size() ? t[i]->Spelling(src) : std::string_view(); }
   bool Is(size_t i, std::string_view s) const { return i < t.size() && Text(i) == s; }
@@ -75,6 +77,7 @@ inline View MakeView(std::string_view contents, const std::vector<Token>& tokens
     if (tok.kind == Token::Kind::kComment || tok.begin < skip_until) continue;
     if (StartsDirective(contents, tok)) {
       skip_until = DirectiveEnd(contents, tok.begin);
+      v.directives.emplace_back(static_cast<size_t>(&tok - tokens.data()), skip_until);
       continue;
     }
     v.t.push_back(&tok);

@@ -12,8 +12,8 @@
 #include <clang-c/Index.h>
 #include <fmt/format.h>
 
-#include "cuda/functions.h"
 #include "cuda/header_constants.h"
+#include "cuda/runtime_eval.h"
 #include "cuda/runtime_relevance.h"
 #include "cuda/runtime_tokens.h"
 #include "cuda/tokens.h"
@@ -95,29 +95,31 @@ std::string CalleeName(CXCursor c, std::vector<CXCursor>& args) {
   return name;
 }
 
+// toupper of the C locale (the one archpatch runs in), without a call per byte.
+char AsciiUpper(char c) { return c >= 'a' && c <= 'z' ? static_cast<char>(c - 'a' + 'A') : c; }
+
 }  // namespace
 
 std::string UpperCase(std::string_view s) {
-  std::string out;
-  for (char c : s) out += static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  std::string out(s);
+  for (char& c : out) c = AsciiUpper(c);
   return out;
 }
 
-namespace {
-
-// Whether `s` holds `upper_word` in any case, without a copy (IsCheckName runs on every name of
-// a file in runtime_relevance.cc).
-bool ContainsCaseless(std::string_view s, std::string_view upper_word) {
-  return std::search(s.begin(), s.end(), upper_word.begin(), upper_word.end(),
-                     [](char a, char b) { return std::toupper(static_cast<unsigned char>(a)) == b; }) != s.end();
-}
-
-}  // namespace
-
 bool IsCheckName(std::string_view name) {
   if (name == "assert") return false;
-  return ContainsCaseless(name, "CHECK") || ContainsCaseless(name, "ASSERT") || ContainsCaseless(name, "REQUIRE") ||
-         ContainsCaseless(name, "ENSURE");
+  // One pass for the four words (this runs on every name of a file, three times).
+  static constexpr std::string_view kWords[] = {"CHECK", "ASSERT", "REQUIRE", "ENSURE"};
+  for (size_t i = 0; i < name.size(); ++i) {
+    const char c = AsciiUpper(name[i]);
+    for (std::string_view word : kWords) {
+      if (c != word[0] || name.size() - i < word.size()) continue;
+      size_t k = 1;
+      while (k < word.size() && AsciiUpper(name[i + k]) == word[k]) ++k;
+      if (k == word.size()) return true;
+    }
+  }
+  return false;
 }
 
 namespace {
@@ -553,9 +555,10 @@ Result<std::vector<Finding>> FindRuntimeGates(const std::string& file, std::stri
   };
   if (std::none_of(tokens.begin(), tokens.end(), named)) return std::vector<Finding>{};
   // No capability name the walk could read (runtime_relevance.h): nothing for clang to find.
+  const runtime_detail::View view = runtime_detail::MakeView(contents, tokens);
   std::vector<size_t> readable;
   if (parse == RuntimeParse::kWhereReadable) {
-    readable = ReadableCapabilityNames(contents, tokens);
+    readable = ReadableCapabilityNames(view, tokens);
   } else {
     for (const Token& t : tokens) {
       if (named(t)) readable.push_back(t.begin);
@@ -575,7 +578,7 @@ Result<std::vector<Finding>> FindRuntimeGates(const std::string& file, std::stri
   for (size_t k = 0; k < found.size(); ++k) by_line.emplace(found[k].line, k);
   const ConstantLookup constants(file, ReadFileConstants(file, contents, tokens));
   const size_t from_clang = found.size();
-  for (Finding& f : FindRuntimeGatesInTokens(file, contents, arches, tokens, constants)) {
+  for (Finding& f : FindRuntimeGatesInTokens(file, contents, arches, tokens, view, constants)) {
     auto it = by_line.find(f.line);
     if (it == by_line.end()) {
       by_line.emplace(f.line, found.size());

@@ -112,19 +112,15 @@ void ReadDefine(std::string_view contents, const std::vector<const Token*>& word
   }
 }
 
-DirectiveFacts ReadDirectives(std::string_view contents, const std::vector<Token>& tokens) {
+DirectiveFacts ReadDirectives(const View& view, const std::vector<Token>& tokens) {
   DirectiveFacts out;
-  for (size_t i = 0; i < tokens.size(); ++i) {
-    if (tokens[i].kind == Token::Kind::kComment || !runtime_detail::StartsDirective(contents, tokens[i])) continue;
-    out.starts.push_back(tokens[i].begin);
-    const size_t end = runtime_detail::DirectiveEnd(contents, tokens[i].begin);
+  for (const auto& [hash, end] : view.directives) {
+    out.starts.push_back(tokens[hash].begin);
     std::vector<const Token*> words;  // the directive's tokens after '#', comments left out
-    size_t k = i + 1;
-    for (; k < tokens.size() && tokens[k].begin < end; ++k) {
+    for (size_t k = hash + 1; k < tokens.size() && tokens[k].begin < end; ++k) {
       if (tokens[k].kind != Token::Kind::kComment) words.push_back(&tokens[k]);
     }
-    i = k - 1;
-    if (!words.empty() && words[0]->Spelling(contents) == "define") ReadDefine(contents, words, out);
+    if (!words.empty() && words[0]->Spelling(view.src) == "define") ReadDefine(view.src, words, out);
   }
   std::sort(out.macros.begin(), out.macros.end());
   return out;
@@ -142,7 +138,7 @@ bool DeclaresUnwrittenName(const View& v) {
     if (text == ";") in_typedef = false;
     if (!v.IsIdent(i)) continue;
     const bool declared = IsTypeIntroducer(prev) || (prev == "using" && v.Is(i + 1, "="));
-    if (IsCheckName(text) && (declared || in_typedef)) return true;
+    if ((declared || in_typedef) && IsCheckName(text)) return true;
     // (`template <class Arch>` declares a parameter, `enum class Major` an enum: neither is constructed.)
     if (IsOneOf(prev, {"class", "struct", "union"}) && !IsOneOf(v.Text(i - 2), {"<", ",", "enum"}) &&
         IsCapabilityName(text)) {
@@ -228,11 +224,11 @@ class StatementScan {
     // A name inside template arguments or after a comma is neither, unless called:
     // `warpgroup_reg_dealloc<GenericRegisterRequirement>()`; a literal is one as a first element.
     const std::string_view prev = v_.Text(i - 1);
-    if (kind == Token::Kind::kIdentifier && IsCheckName(text) &&
-        (!IsOneOf(prev, {"<", ","}) || v_.Is(i + 1, "(") || v_.Is(i + 1, "<"))) {
+    if (!s.checks && kind == Token::Kind::kIdentifier &&
+        (!IsOneOf(prev, {"<", ","}) || v_.Is(i + 1, "(") || v_.Is(i + 1, "<")) && IsCheckName(text)) {
       s.checks = true;
     }
-    if (kind == Token::Kind::kLiteral && IsOneOf(prev, {"(", "{"}) && IsCheckName(text)) s.checks = true;
+    if (!s.checks && kind == Token::Kind::kLiteral && IsOneOf(prev, {"(", "{"}) && IsCheckName(text)) s.checks = true;
     if (macro) s.checks = true;
     if (kind == Token::Kind::kIdentifier && IsCapabilityName(text) && !IsUnreadCapabilityName(v_, i)) {
       s.names.push_back(v_.t[i]->begin);
@@ -279,8 +275,11 @@ class StatementScan {
 }  // namespace
 
 std::vector<size_t> ReadableCapabilityNames(std::string_view contents, const std::vector<Token>& tokens) {
-  const DirectiveFacts directives = ReadDirectives(contents, tokens);
-  const View v = runtime_detail::MakeView(contents, tokens);
+  return ReadableCapabilityNames(runtime_detail::MakeView(contents, tokens), tokens);
+}
+
+std::vector<size_t> ReadableCapabilityNames(const View& v, const std::vector<Token>& tokens) {
+  const DirectiveFacts directives = ReadDirectives(v, tokens);
   StatementScan scan(v, directives);
   scan.Run();
   std::vector<size_t> out;

@@ -22,6 +22,7 @@
 #include <string_view>
 #include <vector>
 
+#include "cuda/runtime_eval.h"
 #include "cuda/tokens.h"
 
 namespace archpatch::cuda {
@@ -30,6 +31,8 @@ namespace archpatch::cuda {
 // unread (above), and every one inside a #define (its expansion may land anywhere). Comments,
 // strings and the other directives (#include <cutlass/arch/...>, #if) hold none.
 std::vector<size_t> ReadableCapabilityNames(std::string_view contents, const std::vector<Token>& tokens);
+// The same with the code's view at hand (runtime_detail::MakeView(contents, tokens)).
+std::vector<size_t> ReadableCapabilityNames(const runtime_detail::View& view, const std::vector<Token>& tokens);
 
 // The file's bytes with the body of every function that holds none of `readable` (as
 // ReadableCapabilityNames gives them) and no directive blanked (spaces; newlines kept, so every

@@ -17,11 +17,11 @@ using namespace runtime_detail;  // the evaluator (runtime_eval.h)
 class TokenScan {
  public:
   TokenScan(const std::string& file, std::string_view contents, const std::vector<arch::Arch>& arches,
-            const std::vector<Token>& tokens, const ConstantLookup& constants)
+            const std::vector<Token>& tokens, const View& view, const ConstantLookup& constants)
       : file_(file),
         contents_(contents),
         arches_(arches),
-        v_(MakeView(contents, tokens)),
+        v_(view),
         lines_(contents),
         bodies_(FindFunctionBodies(tokens, contents)),
         constants_(constants) {}
@@ -31,7 +31,7 @@ class TokenScan {
     for (size_t i = 0; i < v_.t.size(); ++i) {
       if (v_.Is(i, "if") && !v_.Is(i - 1, "else"))
         Chain(i);
-      else if (v_.IsIdent(i) && IsCheckName(v_.Text(i)) && v_.Is(i + 1, "("))
+      else if (v_.IsIdent(i) && v_.Is(i + 1, "(") && IsCheckName(v_.Text(i)))
         CheckMacro(i);
     }
     return std::move(findings_);
@@ -304,7 +304,7 @@ class TokenScan {
   const std::string& file_;
   std::string_view contents_;
   const std::vector<arch::Arch>& arches_;
-  View v_;
+  const View& v_;
   LineIndex lines_;
   std::vector<FunctionBody> bodies_;
   const ConstantLookup& constants_;
@@ -317,8 +317,8 @@ class TokenScan {
 
 std::vector<Finding> FindRuntimeGatesInTokens(const std::string& file, std::string_view contents,
                                               const std::vector<arch::Arch>& arches, const std::vector<Token>& tokens,
-                                              const ConstantLookup& constants) {
-  return TokenScan(file, contents, arches, tokens, constants).Run();
+                                              const View& view, const ConstantLookup& constants) {
+  return TokenScan(file, contents, arches, tokens, view, constants).Run();
 }
 
 }  // namespace archpatch::cuda

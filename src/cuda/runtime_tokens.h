@@ -19,13 +19,15 @@
 
 #include "arch/arch.h"
 #include "cuda/header_constants.h"
+#include "cuda/runtime_eval.h"
 #include "cuda/tokens.h"
 #include "gate/finding.h"
 
 namespace archpatch::cuda {
 
+// `view`: runtime_detail::MakeView(contents, tokens).
 std::vector<Finding> FindRuntimeGatesInTokens(const std::string& file, std::string_view contents,
                                               const std::vector<arch::Arch>& arches, const std::vector<Token>& tokens,
-                                              const ConstantLookup& constants);
+                                              const runtime_detail::View& view, const ConstantLookup& constants);
 
 }  // namespace archpatch::cuda
