@@ -38,6 +38,14 @@ struct FunctionBody {
 std::vector<FunctionBody> FindFunctionBodies(const std::vector<Token>& tokens, std::string_view contents,
                                              bool scopes = false);
 
+// Both from one filtering of the tokens, for a caller that needs both (a gated file's scan, the
+// hazard checks): FindKernels and FindFunctionBodies each filter the file's tokens again.
+struct FileFunctions {
+  std::vector<KernelDecl> kernels;
+  std::vector<FunctionBody> bodies;
+};
+FileFunctions FindKernelsAndBodies(const std::vector<Token>& tokens, std::string_view contents, bool scopes = false);
+
 // The innermost body holding `offset`, or "" outside every function. `bodies` as
 // FindFunctionBodies returns them; O(log bodies + nesting depth).
 std::string EnclosingFunction(const std::vector<FunctionBody>& bodies, size_t offset);

@@ -103,5 +103,32 @@ TEST(LineIndex, LinesAndColumnsByBinarySearch) {
   EXPECT_EQ(lines.Line(100), 4);  // past the end: the last line
 }
 
+TEST(Functions, KernelsAndBodiesTogetherAreWhatEachGivesAlone) {
+  // One filtering of the tokens serves both: a #define's braces and a commented-out kernel are
+  // left out of both, as they are when each runs alone.
+  const std::string text =
+      "#define BODY { if (x) { y(); } }\n"
+      "// __global__ void commented() {}\n"
+      "__global__ void __launch_bounds__(128) kern(int* p) { p[0] = 1; }\n"
+      "struct S { void run() const { auto f = [&](int i) { return i; }; } };\n";
+  const std::vector<Token> tokens = Tokenize(text);
+  for (bool scopes : {false, true}) {
+    const FileFunctions both = FindKernelsAndBodies(tokens, text, scopes);
+    const std::vector<KernelDecl> kernels = FindKernels(tokens, text);
+    const std::vector<FunctionBody> bodies = FindFunctionBodies(tokens, text, scopes);
+    ASSERT_EQ(both.kernels.size(), 1u);
+    EXPECT_EQ(both.kernels[0].name, "kern");
+    EXPECT_EQ(both.kernels[0].offset, kernels[0].offset);
+    ASSERT_EQ(both.bodies.size(), bodies.size()) << scopes;
+    for (size_t i = 0; i < bodies.size(); ++i) {
+      EXPECT_EQ(both.bodies[i].name, bodies[i].name);
+      EXPECT_EQ(both.bodies[i].begin, bodies[i].begin);
+      EXPECT_EQ(both.bodies[i].end, bodies[i].end);
+      EXPECT_EQ(both.bodies[i].parent, bodies[i].parent);
+    }
+  }
+  EXPECT_EQ(FindKernelsAndBodies(tokens, text, true).bodies.size(), 3u);  // kern, S::run, S::run::f
+}
+
 }  // namespace
 }  // namespace archpatch::cuda

@@ -126,8 +126,8 @@ void AddDirectiveGates(const std::string& file, std::string_view contents, const
   for (size_t i = 0; i < scan.branches.size(); ++i) {
     if (!IsGate(scan, v, static_cast<int>(i))) continue;
     if (!located) {
-      kernels = FindKernels(tokens, contents);
-      bodies = FindFunctionBodies(tokens, contents, /*scopes=*/true);
+      FileFunctions functions = FindKernelsAndBodies(tokens, contents, /*scopes=*/true);
+      kernels = std::move(functions.kernels), bodies = std::move(functions.bodies);
       holds = AllBlockHolds(scan, tokens, contents);
       located = true;
     }

@@ -320,8 +320,8 @@ ParsedSource FromTokens(std::string_view contents, std::vector<Token> tokens) {
   out.contents = contents;
   out.tokens = std::move(tokens);
   out.lines = cuda::LineIndex(contents);
-  const std::vector<cuda::KernelDecl> kernels = cuda::FindKernels(out.tokens, contents);
-  for (const cuda::FunctionBody& body : cuda::FindFunctionBodies(out.tokens, contents)) {
+  const auto [kernels, bodies] = cuda::FindKernelsAndBodies(out.tokens, contents);
+  for (const cuda::FunctionBody& body : bodies) {
     FunctionDef def;
     def.name = LastComponent(body.name);
     def.body_begin = body.begin;
