@@ -165,5 +165,30 @@ TEST(PackageMacros, MentionsWholeIdentifiersOnly) {
   EXPECT_FALSE(MentionsAnyName("#if defined(FOO_ENABLED_X) || XFOO_ENABLED\n", names));
 }
 
+TEST(PackageMacros, MentionsTheSameWithFewOrManyFirstBytes) {
+  // A few first bytes are searched for with memchr, many by walking every identifier: both must
+  // find a name only as a whole identifier, and tell apart names that differ in a late byte.
+  const std::set<std::string, std::less<>> few = {"CUTE_ARCH_TMA_SM90_ENABLED", "CUTLASS_ARCH_MMA_SM100A_ENABLED"};
+  std::set<std::string, std::less<>> many = few;
+  for (const char* other : {"A_X", "B_X", "D_X", "E_X", "F_X"}) many.insert(other);
+  const std::pair<const char*, bool> cases[] = {
+      {"CUTE_ARCH_TMA_SM90_ENABLED", true},  // at the very start and end
+      {"#if defined(CUTE_ARCH_TMA_SM90_ENABLED)\n", true},
+      {"#ifdef CUTLASS_ARCH_MMA_SM100A_ENABLED\n", true},
+      {"#if defined(CUTE_ARCH_TMA_SM90_ENABLEX)\n", false},  // the last byte differs
+      {"#if defined(CUTE_ARCH_TMA_SM91_ENABLED)\n", false},  // a middle byte differs
+      {"XCUTE_ARCH_TMA_SM90_ENABLED CUTE_ARCH_TMA_SM90_ENABLED_2\n", false},
+      {"0xCUTE_ARCH_TMA_SM90_ENABLED 1CUTE_ARCH_TMA_SM90_ENABLED\n", false},  // numbers
+      {"CUTE CUTLASS_ARCH CUTE_ARCH_TMA_SM90_ENABLE\n", false},
+      {"", false},
+  };
+  for (const auto& [text, mentioned] : cases) {
+    EXPECT_EQ(MentionsAnyName(text, few), mentioned) << text;
+    EXPECT_EQ(MentionsAnyName(text, many), mentioned) << text;
+  }
+  EXPECT_TRUE(MentionsAnyName("x = E_X;", many));
+  EXPECT_FALSE(MentionsAnyName("x = E_X;", few));
+}
+
 }  // namespace
 }  // namespace archpatch::scan
