@@ -441,20 +441,24 @@ const std::vector<std::string_view>& CapabilityNames() {
 
 bool IsCapabilityName(std::string_view name) {
   static const std::set<std::string_view> kNames(CapabilityNames().begin(), CapabilityNames().end());
-  bool has_needle = std::any_of(CapabilityNeedles().begin(), CapabilityNeedles().end(),
-                                [&](std::string_view n) { return name.find(n) != std::string_view::npos; });
   // Reserved names (__CUDA_ARCH__) are compiler macros, never a runtime value.
-  if (!has_needle || name.substr(0, 2) == "__") return false;
+  if (name.starts_with("__")) return false;
   std::string_view rest = name;
   // Member prefixes: mSM, m_sm, mMajor.
-  if (rest.size() > 2 && rest[0] == 'm' && (rest[1] == '_' || std::isupper(static_cast<unsigned char>(rest[1])))) {
+  if (rest.size() > 2 && rest[0] == 'm' && (rest[1] == '_' || (rest[1] >= 'A' && rest[1] <= 'Z')))
     rest.remove_prefix(1);
-  }
-  std::string normal;
+  // The normal form without a copy (this runs on every name of a file): none of the names is
+  // longer than 20 bytes.
+  char normal[24];
+  size_t n = 0;
   for (char c : rest) {
-    if (c != '_') normal += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    if (c == '_') continue;
+    if (n == sizeof normal) return false;
+    normal[n++] = c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c;
   }
-  return kNames.count(normal) > 0;
+  if (kNames.count(std::string_view(normal, n)) == 0) return false;
+  return std::any_of(CapabilityNeedles().begin(), CapabilityNeedles().end(),
+                     [&](std::string_view needle) { return name.find(needle) != std::string_view::npos; });
 }
 
 namespace {

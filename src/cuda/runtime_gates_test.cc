@@ -56,6 +56,11 @@ TEST(RuntimeGates, CapabilityNames) {
   for (const char* yes : {"major", "mSM", "sm_version", "smVersion", "getSMVersion", "compute_capability", "cc"}) {
     EXPECT_TRUE(IsCapabilityName(yes)) << yes;
   }
+  for (const char* yes : {"getcomputecapability", "get_compute_capability", "m_get_device_capability", "CC_MAJOR"}) {
+    EXPECT_TRUE(IsCapabilityName(yes)) << yes;
+  }
+  // Longer than any name, and a case no needle matches (the byte prefilter would miss it).
+  for (const char* no : {"get_compute_capability_of_device", "sM", "mAJOR"}) EXPECT_FALSE(IsCapabilityName(no)) << no;
   for (const char* no : {"smem", "acc", "__CUDA_ARCH__", "kSM_100", "arch_tag", "summary"}) {
     EXPECT_FALSE(IsCapabilityName(no)) << no;
   }

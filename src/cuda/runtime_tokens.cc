@@ -23,7 +23,7 @@ class TokenScan {
         arches_(arches),
         v_(view),
         lines_(contents),
-        bodies_(FindFunctionBodies(tokens, contents)),
+        tokens_(tokens),
         constants_(constants) {}
 
   std::vector<Finding> Run() {
@@ -260,6 +260,11 @@ class TokenScan {
     return g.op.empty() ? e.Eval(g.a, g.b) : e.Compare(g.op, e.Eval(g.pa, g.pb), e.Eval(g.qa, g.qb));
   }
 
+  const std::vector<FunctionBody>& Bodies() {
+    if (!bodies_) bodies_ = FindFunctionBodies(tokens_, contents_);
+    return *bodies_;
+  }
+
   void Record(const GateSpec& g) {
     std::vector<Tri> verdict;
     bool compared = false;
@@ -286,7 +291,7 @@ class TokenScan {
     f.kind = gate::Kind::kCppRuntimeGate;
     f.text = std::string(contents_.substr(b, e - b));
     f.span = {b, e};
-    f.scope = EnclosingFunction(bodies_, b);
+    f.scope = EnclosingFunction(Bodies(), b);
     for (size_t k = 0; k < arches_.size(); ++k) f.verdict.push_back({arches_[k].name(), verdict[k]});
     f.form = gate::RuntimeForm{g.form, g.check};
     f.direction = g.refuse_when_true ? gate::Direction::kRefuses : gate::Direction::kEnables;
@@ -306,7 +311,8 @@ class TokenScan {
   const std::vector<arch::Arch>& arches_;
   const View& v_;
   LineIndex lines_;
-  std::vector<FunctionBody> bodies_;
+  const std::vector<Token>& tokens_;
+  std::optional<std::vector<FunctionBody>> bodies_;  // found at the first finding: most files have none
   const ConstantLookup& constants_;
   std::map<std::string, Bound, std::less<>> bound_;
   std::vector<Arm> arms_;  // the capability-testing if arms seen so far (an arm precedes its body)
