@@ -47,10 +47,9 @@ const std::string kNested =
     "#endif\n";
 
 TEST(Branches, InnermostBranchAgreesWithAScanOfEveryBranchAtEveryOffset) {
-  Result<ParsedSource> source = LexSource("t.cu", kNested);
-  ASSERT_TRUE(source.ok());
+  const ParsedSource source = LexSource(kNested);
   const std::vector<arch::Arch> arches = {*arch::ParseArch("sm_90"), *arch::ParseArch("sm_120")};
-  const std::vector<Branch> branches = FindBranches(kNested, source->tokens, arches, {});
+  const std::vector<Branch> branches = FindBranches(kNested, source.tokens, arches, {});
   ASSERT_EQ(branches.size(), 8u);
   for (size_t offset = 0; offset <= kNested.size(); ++offset) {
     ASSERT_EQ(InnermostBranch(branches, offset), InnermostByScan(branches, offset)) << "offset " << offset;
@@ -67,15 +66,14 @@ TEST(Branches, InnermostBranchAgreesWithAScanOfEveryBranchAtEveryOffset) {
 
 TEST(Branches, SourceIndexesMarkDirectiveTokensAndLines) {
   const std::string text = "#define F(x) \\\n  (x + 1)\nint y = F(2);\n";
-  Result<ParsedSource> source = LexSource("t.cu", text);
-  ASSERT_TRUE(source.ok());
-  ASSERT_EQ(source->on_directive.size(), source->tokens.size());
-  for (size_t i = 0; i < source->tokens.size(); ++i) {
-    const bool on_line_3 = source->lines.Line(source->tokens[i].begin) == 3;
-    EXPECT_EQ(source->on_directive[i], !on_line_3) << source->Spelling(source->tokens[i]);
+  const ParsedSource source = LexSource(text);
+  ASSERT_EQ(source.on_directive.size(), source.tokens.size());
+  for (size_t i = 0; i < source.tokens.size(); ++i) {
+    const bool on_line_3 = source.lines.Line(source.tokens[i].begin) == 3;
+    EXPECT_EQ(source.on_directive[i], !on_line_3) << source.Spelling(source.tokens[i]);
   }
-  EXPECT_EQ(source->macros.count("F"), 1u);
-  EXPECT_EQ(source->lines.Column(text.find("y =")), 5);
+  EXPECT_EQ(source.macros.count("F"), 1u);
+  EXPECT_EQ(source.lines.Column(text.find("y =")), 5);
 }
 
 TEST(Branches, SkippedRangesAreFoundByBinarySearch) {

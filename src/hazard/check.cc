@@ -153,9 +153,7 @@ bool EmptyOnTargetOnly(const KernelBody& k, size_t target) {
 }
 
 Result<FileHazards> CheckFile(const std::string& path, std::string_view contents, const CheckOptions& o) {
-  Result<ParsedSource> lexed = LexSource(path, contents);
-  if (!lexed) return lexed.error();
-  return CheckSource(path, *lexed, o);
+  return CheckSource(path, LexSource(contents), o);
 }
 
 Result<FileHazards> CheckSource(const std::string& path, const ParsedSource& source, const CheckOptions& o) {

@@ -311,9 +311,7 @@ std::string LastComponent(const std::string& name) {
 
 }  // namespace
 
-Result<ParsedSource> LexSource(const std::string& path, std::string_view contents) {
-  return FromTokens(contents, cuda::Tokenize(contents));
-}
+ParsedSource LexSource(std::string_view contents) { return FromTokens(contents, cuda::Tokenize(contents)); }
 
 ParsedSource FromTokens(std::string_view contents, std::vector<Token> tokens) {
   ParsedSource out;

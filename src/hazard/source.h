@@ -64,7 +64,7 @@ Result<ParsedSource> Parse(const std::string& path, std::string_view contents,
 // of an audit); FromTokens when the file's tokens are at hand already (the audit's scan lexed it). Functions and
 // kernels come from brace matching (cuda/functions.h), macros and type names from token patterns; `trivial_statements`
 // and `skipped` stay empty.
-Result<ParsedSource> LexSource(const std::string& path, std::string_view contents);
+ParsedSource LexSource(std::string_view contents);
 ParsedSource FromTokens(std::string_view contents, std::vector<Token> tokens);
 
 // The -D flags of one device pass of `arch` (arch::DeviceMacros), for Parse.

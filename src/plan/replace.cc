@@ -44,7 +44,7 @@ Result<std::vector<Range>> PythonScopeRanges(const std::string& path, std::strin
   return ranges;
 }
 
-Result<std::vector<Range>> FunctionRanges(const std::string& path, std::string_view contents, std::string_view wanted) {
+std::vector<Range> FunctionRanges(std::string_view contents, std::string_view wanted) {
   const std::vector<cuda::Token> tokens = cuda::Tokenize(contents);
   std::vector<Range> ranges;
   for (const cuda::FunctionBody& body : cuda::FindFunctionBodies(tokens, contents, /*scopes=*/true)) {
@@ -61,7 +61,7 @@ Result<std::vector<Range>> ScopeRanges(const rules::Replace& replace, const std:
   if (replace.scope.empty()) return std::vector<Range>{{0, contents.size()}};
   switch (scan::KindOf(path)) {
     case scan::FileKind::kPython: return PythonScopeRanges(path, contents, replace.scope);
-    case scan::FileKind::kCuda: return FunctionRanges(path, contents, replace.scope);
+    case scan::FileKind::kCuda: return FunctionRanges(contents, replace.scope);
     case scan::FileKind::kOther: break;
   }
   return Error{fmt::format("{}: 'scope' needs a Python or C/C++ file (drop it to search the whole file)", path), {}};

@@ -24,7 +24,8 @@ size_t ReleaseLibraryCode(std::initializer_list<std::string_view> names) {
     uintptr_t start = 0, end = 0;
     if (!wanted || std::sscanf(range.c_str(), "%lx-%lx", &start, &end) != 2 || end <= start) continue;
     // A private file mapping that was never written: its pages come back from the file.
-    if (::madvise(reinterpret_cast<void*>(start), end - start, MADV_DONTNEED) == 0) released += end - start;
+    void* code = reinterpret_cast<void*>(start);  // NOLINT(performance-no-int-to-ptr): an address from the maps file
+    if (::madvise(code, end - start, MADV_DONTNEED) == 0) released += end - start;
   }
   return released;
 }
