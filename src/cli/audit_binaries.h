@@ -25,7 +25,7 @@ int RunBinariesOnly(const arch::Arch& target, const std::vector<std::string>& pa
 bool BinariesAsked(const po::variables_map& vars, bool by_default);
 
 // `audit --binaries`: the scan (named files that are not binaries are passed over, they are the
-// sources the audit reads). It reads other files than the source scan and may run beside it.
+// sources the audit reads).
 binary::BinaryScan ScanAuditBinaries(const arch::Arch& target, const std::vector<std::string>& paths);
 
 }  // namespace archpatch::cli

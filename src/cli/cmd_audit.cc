@@ -189,15 +189,16 @@ int RunAudit(const Context&, const std::vector<std::string>& args) {
   if (environment) {
     env::Environment env = DiscoverEnvironment(parsed.vars);
     for (const auto& dir : env.search_paths) options.paths.push_back(dir.string());
-    if (parsed.vars.count("binaries-only"))
-      return RunBinariesOnly(options.target, options.paths, parsed.vars.count("json"));
     // Only the sources the audit reads (Python, CUDA, C++) are checked: they are what a hand edit
     // or `sed -i` changes, and hashing every file of a GPU environment (7.3 GB: libtorch_cuda.so,
     // cuDNN, ...) was most of an environment audit's 25 s.
-    record_check = std::async(std::launch::async, [env = std::move(env)] {
-      return env::RecordMismatches(env,
-                                   [](std::string_view path) { return scan::KindOf(path) != scan::FileKind::kOther; });
-    });
+    // `--binaries-only` reports no sources, so it has nothing to check against RECORD.
+    if (!parsed.vars.count("binaries-only")) {
+      record_check = std::async(std::launch::async, [env = std::move(env)] {
+        return env::RecordMismatches(
+            env, [](std::string_view path) { return scan::KindOf(path) != scan::FileKind::kOther; });
+      });
+    }
   }
   if (parsed.vars.count("binaries-only"))
     return RunBinariesOnly(options.target, options.paths, parsed.vars.count("json"));

@@ -7,6 +7,7 @@
 
 #include "cuda/cxx_keywords.h"
 #include "cuda/tokens.h"
+#include "util/identifier.h"
 
 namespace archpatch::cuda {
 namespace {
@@ -15,9 +16,8 @@ bool IsHorizontalSpace(char c) { return c == ' ' || c == '\t' || c == '\f' || c 
 bool IsVerticalSpace(char c) { return c == '\n' || c == '\r'; }
 bool IsSpace(char c) { return IsHorizontalSpace(c) || IsVerticalSpace(c); }
 bool IsDigit(char c) { return c >= '0' && c <= '9'; }
-bool IsLetter(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }
-bool IsIdentifierStart(char c) { return IsLetter(c) || c == '_'; }
-bool IsIdentifierBody(char c) { return IsIdentifierStart(c) || IsDigit(c); }
+// A name's ASCII bytes are util/identifier.h's (letters, digits, `_`); `$` is the lexer's own.
+bool IsIdentifierBody(char c) { return IsIdentifierChar(c); }
 bool IsNumberBody(char c) { return IsIdentifierBody(c) || c == '.'; }
 bool IsAscii(char c) { return static_cast<unsigned char>(c) < 0x80; }
 
