@@ -1,6 +1,7 @@
 #include "cuda/gates.h"
 
 #include <algorithm>
+#include <memory>
 
 #include "cuda/directives.h"
 #include "cuda/exclusion.h"
@@ -105,17 +106,24 @@ MacroEnv WithoutOwnMacros(const MacroEnv& env, const DirectiveScan& scan) {
   return out;
 }
 
+std::vector<MacroDefinition> DefinitionsIn(const DirectiveScan& scan, const BranchVerdicts& v, size_t arches) {
+  std::vector<MacroDefinition> out;
+  for (const MacroDirective& m : scan.macros) {
+    if (!m.define) continue;
+    out.push_back({m.name, m.branch >= 0 ? v.effective[m.branch] : std::vector<Tri>(arches, Tri::kTrue)});
+  }
+  return out;
+}
+
 void AddDirectiveGates(const std::string& file, std::string_view contents, const std::vector<Token>& tokens,
                        const std::vector<arch::Arch>& arches, const MacroEnv& env, CudaGates& out) {
-  DirectiveScan scan = ReadDirectives(tokens, contents, file);
+  auto read = std::make_shared<DirectiveScan>(ReadDirectives(tokens, contents, file));
+  const DirectiveScan& scan = *read;
   BranchVerdicts v = EvaluateBranches(scan, arches, WithoutOwnMacros(env, scan), file);
   out.warnings.insert(out.warnings.end(), scan.problems.begin(), scan.problems.end());
   out.warnings.insert(out.warnings.end(), v.malformed.begin(), v.malformed.end());
-  for (const MacroDirective& m : scan.macros) {
-    if (!m.define) continue;
-    out.definitions.push_back(
-        {m.name, m.branch >= 0 ? v.effective[m.branch] : std::vector<Tri>(arches.size(), Tri::kTrue)});
-  }
+  out.definitions = DefinitionsIn(scan, v, arches.size());
+  out.directives = std::move(read);
   // Kernels, function bodies and what each block holds describe findings only: found at the
   // first gate, so a file whose branches gate nothing (a later round's rescan of a file that
   // merely tests a package macro) skips three passes over its tokens.
@@ -137,6 +145,11 @@ void AddDirectiveGates(const std::string& file, std::string_view contents, const
 }
 
 }  // namespace
+
+std::vector<MacroDefinition> DefinitionsOf(const DirectiveScan& scan, const std::vector<arch::Arch>& arches,
+                                           const MacroEnv& env, const std::string& file) {
+  return DefinitionsIn(scan, EvaluateBranches(scan, arches, WithoutOwnMacros(env, scan), file), arches.size());
+}
 
 Result<CudaGates> ScanCudaGates(const std::string& file, std::string_view contents,
                                 const std::vector<arch::Arch>& arches, const MacroEnv& env, GateKinds kinds) {

@@ -3,6 +3,7 @@
 // (kind cpp-runtime-gate, gate::RuntimeForm). src/scan calls this; it knows nothing of trees or target arches.
 #pragma once
 
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -14,6 +15,8 @@
 #include "util/result.h"
 
 namespace archpatch::cuda {
+
+struct DirectiveScan;  // cuda/directives.h
 
 // Which analyses to run; the byte prefilter (src/scan/prefilter.h) turns off what cannot match.
 struct GateKinds {
@@ -33,6 +36,9 @@ struct CudaGates {
   std::vector<Finding> findings;             // sorted by position
   std::vector<Error> warnings;               // malformed conditions, unbalanced directives
   std::vector<MacroDefinition> definitions;  // every #define, in file order (package macros)
+  // The file's directives as read (kinds.directives): they do not depend on the macro
+  // environment, so a later round can evaluate them again without the file (DefinitionsOf).
+  std::shared_ptr<const DirectiveScan> directives;
 };
 
 Result<CudaGates> ScanCudaGates(const std::string& file, std::string_view contents,
@@ -41,6 +47,11 @@ Result<CudaGates> ScanCudaGates(const std::string& file, std::string_view conten
 // The same from the file's tokens (Lexer::Tokenize), for a caller that keeps them for a later pass.
 Result<CudaGates> ScanCudaGates(const std::string& file, std::string_view contents, const std::vector<Token>& tokens,
                                 const std::vector<arch::Arch>& arches, const MacroEnv& env, GateKinds kinds = {});
+
+// The definitions of a file's directives under another environment: what ScanCudaGates gives in
+// `definitions` for the file.
+std::vector<MacroDefinition> DefinitionsOf(const DirectiveScan& scan, const std::vector<arch::Arch>& arches,
+                                           const MacroEnv& env, const std::string& file);
 
 // Per-arch values as verdicts, in `arches` order.
 gate::Verdicts Verdicts(const std::vector<arch::Arch>& arches, const std::vector<Tri>& values);

@@ -2,88 +2,32 @@
 
 #include <algorithm>
 #include <atomic>
-#include <condition_variable>
+#include <chrono>
 #include <cstdlib>
-#include <cstring>
-#include <fcntl.h>
 #include <malloc.h>
 #include <map>
-#include <mutex>
 #include <set>
-#include <sys/mman.h>
-#include <sys/stat.h>
 #include <thread>
-#include <unistd.h>
 
 #include <fmt/format.h>
+#include <spdlog/spdlog.h>
 
 #include "cuda/gates.h"
 #include "cuda/tokens.h"
 #include "python/module_names.h"
 #include "python/package.h"
 #include "python/scanner.h"
+#include "scan/directive_store.h"
+#include "scan/file_bytes.h"
+#include "scan/file_pass.h"
 #include "scan/package_macros.h"
 #include "scan/prefilter.h"
 #include "scan/scan.h"
 #include "scan/walk.h"
-#include "util/input_file.h"
 #include "util/library_code.h"
 
 namespace archpatch::scan {
 namespace {
-
-// A whole file's bytes: read() into a per-thread buffer for the usual source file (no page
-// faults, no munmap), mmap for big ones.
-class FileBytes {
- public:
-  Status Load(const std::string& path) {
-    Unmap();
-    int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-    if (fd < 0) return Error{fmt::format("cannot read: {}", std::strerror(errno)), Location{path}};
-    struct stat st{};
-    size_t size = ::fstat(fd, &st) == 0 ? static_cast<size_t>(st.st_size) : 0;
-    if (size > kMaxSourceBytes) {
-      ::close(fd);
-      return Error{fmt::format("{} bytes is more than a source file may hold ({} MiB)", size, kMaxSourceBytes >> 20),
-                   Location{path}};
-    }
-    if (size > kReadLimit) {
-      void* p = ::mmap(nullptr, size, PROT_READ, MAP_PRIVATE, fd, 0);
-      if (p != MAP_FAILED) mapped_ = static_cast<const char*>(p), mapped_size_ = size;
-    } else {
-      buffer_.resize(size);
-      size_t got = 0;
-      while (got < size) {
-        ssize_t n = ::read(fd, buffer_.data() + got, size - got);
-        if (n <= 0) break;
-        got += static_cast<size_t>(n);
-      }
-      buffer_.resize(got);
-    }
-    ::close(fd);
-    return Ok{};
-  }
-  ~FileBytes() { Unmap(); }
-  // After a big file: give its buffer back, so an idle worker does not hold the largest file it read.
-  void Release() {
-    Unmap();
-    if (buffer_.capacity() > kKeep) std::string().swap(buffer_);
-  }
-  std::string_view view() const {
-    return mapped_ ? std::string_view(mapped_, mapped_size_) : std::string_view(buffer_);
-  }
-
- private:
-  static constexpr size_t kReadLimit = 4 << 20;
-  static constexpr size_t kKeep = 256 << 10;
-  void Unmap() {
-    if (mapped_) ::munmap(const_cast<char*>(mapped_), mapped_size_);
-    mapped_ = nullptr, mapped_size_ = 0;
-  }
-  std::string buffer_;
-  const char* mapped_ = nullptr;
-  size_t mapped_size_ = 0;
-};
 
 // Whether `verdicts` (when there are any) hold `value` for `arch`.
 bool Holds(const std::optional<gate::Verdicts>& verdicts, const std::string& arch, Tri value) {
@@ -96,33 +40,6 @@ bool TargetTakesLess(const Finding& f) {
   const gate::BlockHolds holds = f.exclusion->target_takes->holds;
   return holds == gate::BlockHolds::kRefusal || holds == gate::BlockHolds::kNothing;
 }
-
-// Bytes of the files being scanned at once. A file's working set (its tokens, the libclang unit,
-// the per-file indexes) is about 25 times its size, so the workers together take at most
-// kLimit bytes at a time: peak memory follows the largest file, not the number of workers times
-// it. A file over the limit is scanned alone.
-class ByteBudget {
- public:
-  static constexpr size_t kLimit = 4 << 20;
-  size_t Take(size_t bytes) {
-    std::unique_lock<std::mutex> lock(mutex_);
-    freed_.wait(lock, [&] { return in_flight_ == 0 || in_flight_ + bytes <= kLimit; });
-    in_flight_ += bytes;
-    return bytes;
-  }
-  void Give(size_t bytes) {
-    {
-      std::lock_guard<std::mutex> lock(mutex_);
-      in_flight_ -= bytes;
-    }
-    freed_.notify_all();
-  }
-
- private:
-  std::mutex mutex_;
-  std::condition_variable freed_;
-  size_t in_flight_ = 0;
-};
 
 using DefinitionsByFile = std::map<std::string, std::vector<cuda::MacroDefinition>>;
 
@@ -137,14 +54,25 @@ struct WorkerResult {
   size_t parsed = 0;
 };
 
+// What a run of the scan is for.
+enum class Round {
+  kFirst,        // every file, every analysis
+  kDefinitions,  // a later round's files that may #define something: only their definitions
+  kLast,         // a later round's files, directives evaluated again: their findings replace the first's
+};
+
 class AuditRun {
  public:
   // `env`: options.env, or with the package's per-arch macros for a later round; `names`: in a
   // later round, only files that mention one of them are scanned (directives always checked).
+  // `store`: where the directives of the files read are kept, and a later round finds them.
   AuditRun(const AuditOptions& options, std::vector<std::string> files, const cuda::MacroEnv& env,
+           DirectiveStore& store, Round round = Round::kFirst,
            const std::set<std::string, std::less<>>* names = nullptr)
       : options_(options),
         env_(env),
+        store_(store),
+        round_(round),
         names_(names),
         files_(std::move(files)),
         prefilter_(env),
@@ -189,12 +117,6 @@ class AuditRun {
       if (ExcludesTarget(f, target_, others_)) report.findings.push_back(std::move(f));
     }
     SortFindings(report.findings);
-    auto by_place = [](const Error& a, const Error& b) {
-      return std::tie(a.where.file, a.where.line, a.where.column) <
-             std::tie(b.where.file, b.where.line, b.where.column);
-    };
-    std::stable_sort(report.errors.begin(), report.errors.end(), by_place);
-    std::stable_sort(report.warnings.begin(), report.warnings.end(), by_place);
     return report;
   }
 
@@ -234,31 +156,47 @@ class AuditRun {
  private:
   void Work(WorkerResult& out) {
     for (size_t i = next_++; i < files_.size(); i = next_++) {
-      ScanOne(files_[i], out);
+      ScanOne(i, out);
       if (options_.on_file_done && !names_) options_.on_file_done(++done_, files_.size());
     }
   }
 
-  void ScanOne(const std::string& path, WorkerResult& out) {
+  void ScanOne(size_t index, WorkerResult& out) {
+    const std::string& path = files_[index];
+    if (names_ && KindOf(path) == FileKind::kPython) return;  // later rounds re-evaluate #if chains only
+    if (round_ == Round::kDefinitions && DefineAgain(index, out)) return;
     thread_local FileBytes file;
-    struct stat st{};
-    const size_t size = ::stat(path.c_str(), &st) == 0 ? static_cast<size_t>(st.st_size) : 0;
+    const size_t size = SizeOnDisk(path);
     const size_t taken = budget_.Take(size);
-    ScanBytes(path, file, out);
+    ScanBytes(index, file, out);
     if (size > kSmallFile) file.Release();
     budget_.Give(taken);
   }
 
   static constexpr size_t kSmallFile = 256 << 10;
 
-  void ScanBytes(const std::string& path, FileBytes& file, WorkerResult& out) {
+  // A definitions round, from what the store knows of the file: true when that was enough.
+  bool DefineAgain(size_t index, WorkerResult& out) {
+    switch (store_.Of(index)) {
+      case DirectiveStore::Known::kUnread: return false;
+      case DirectiveStore::Known::kNoDefinitions: return true;
+      case DirectiveStore::Known::kKept: break;
+    }
+    const std::string& path = files_[index];
+    const cuda::DirectiveScan& scan = store_.Scan(index);
+    if (!DirectivesMention(scan, *names_)) return true;  // evaluates as before
+    out.rescanned.push_back(path);
+    out.definitions[path] = cuda::DefinitionsOf(scan, arches_, env_, path);
+    return true;
+  }
+
+  void ScanBytes(size_t index, FileBytes& file, WorkerResult& out) {
+    const std::string& path = files_[index];
     if (Status loaded = file.Load(path); !loaded) return out.errors.push_back(loaded.error());
     std::string_view contents = file.view();
     Result<std::vector<Finding>> found = std::vector<Finding>{};
-    std::vector<cuda::Token> tokens;
     std::vector<python::BranchChain> chains;
     if (KindOf(path) == FileKind::kPython) {
-      if (names_) return;  // later rounds re-evaluate #if chains only
       ++out.parsed;
       Result<python::ScannedModule> scanned = python::ScanPythonModule(path, contents, arches_);
       if (!scanned) return out.errors.push_back(scanned.error());
@@ -276,13 +214,16 @@ class AuditRun {
       // Later rounds re-evaluate directives under the package's macros; runtime checks do not
       // read macros, so the first round's findings of them stand (ApplyPackageMacros keeps them).
       if (names_) kinds.directives = true, kinds.runtime = false;
+      if (round_ == Round::kDefinitions) kinds.nv_target = false;
       if (!kinds.directives && !kinds.nv_target && !kinds.runtime) return;
       ++out.parsed;
-      tokens = cuda::Tokenize(contents);
+      const std::vector<cuda::Token> tokens = cuda::Tokenize(contents);
       Result<cuda::CudaGates> gates = cuda::ScanCudaGates(path, contents, tokens, arches_, env_, kinds);
       if (!gates) return out.errors.push_back(gates.error());
       std::move(gates->warnings.begin(), gates->warnings.end(), std::back_inserter(out.warnings));
+      if (kinds.directives) store_.Keep(index, gates->directives, !gates->definitions.empty());
       if (!gates->definitions.empty()) out.definitions[path] = std::move(gates->definitions);
+      if (round_ == Round::kDefinitions) return;
       found = std::move(gates->findings);
     }
     if (!found) return out.errors.push_back(found.error());
@@ -290,18 +231,14 @@ class AuditRun {
     for (Finding& f : *found) {
       if (ExcludesTarget(f, target_, others_)) kept.push_back(std::move(f));
     }
-    const bool gated =
-        std::any_of(kept.begin(), kept.end(), [](const Finding& f) { return f.kind == gate::Kind::kCudaGate; });
-    if (gated && options_.after_cuda_file && KindOf(path) == FileKind::kCuda) {
-      ScannedFile scanned{path, contents, tokens, env_};
-      options_.after_cuda_file(scanned, kept, out.warnings);
-    }
     if (!kept.empty() && !chains.empty()) out.chains[path] = std::move(chains);
     std::move(kept.begin(), kept.end(), std::back_inserter(out.findings));
   }
 
   const AuditOptions& options_;
   const cuda::MacroEnv& env_;
+  DirectiveStore& store_;
+  const Round round_;
   const std::set<std::string, std::less<>>* names_;
   DefinitionsByFile definitions_;
   std::set<std::string> rescanned_;
@@ -315,34 +252,86 @@ class AuditRun {
   std::atomic<size_t> done_{0};
 };
 
+// Milliseconds between laps, for the debug log.
+class Stopwatch {
+ public:
+  int64_t Lap() {
+    const auto now = std::chrono::steady_clock::now();
+    const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(now - last_).count();
+    last_ = now;
+    return ms;
+  }
+
+ private:
+  std::chrono::steady_clock::time_point last_ = std::chrono::steady_clock::now();
+};
+
+// What the later rounds leave: the environment of their last scan and the files it scanned.
+struct LaterRounds {
+  cuda::MacroEnv env;
+  std::set<std::string> rescanned;
+};
+
 // Later rounds: the files that mention a macro the package defines per arch are scanned again with
 // those states, and their findings replace the first round's. A round can resolve macros defined
-// from other package macros (cutlass/arch/config.h -> cute/arch/config.hpp -> users); three at most.
-void ApplyPackageMacros(const AuditOptions& options, const std::vector<std::string>& files,
-                        DefinitionsByFile definitions, AuditReport& report) {
+// from other package macros (cutlass/arch/config.h -> cute/arch/config.hpp -> users); three at
+// most. The macros settle first, scanning again only the files that may define one; then every
+// file that mentions one is scanned once, with all of them.
+LaterRounds ApplyPackageMacros(const AuditOptions& options, const std::vector<std::string>& files,
+                               DirectiveStore& store, DefinitionsByFile definitions, AuditReport& report) {
   constexpr int kRounds = 3;
   std::set<std::string, std::less<>> applied;
-  cuda::MacroEnv env = options.env;
+  LaterRounds later{options.env, {}};
   for (int round = 0; round < kRounds; ++round) {
     PerArchMacros macros = ResolvePackageMacros(definitions, report.arches);
     std::set<std::string, std::less<>> fresh;
     for (const auto& [name, states] : macros) {
-      if (!applied.count(name) && !env.defines.count(name) && !env.undefs.count(name)) fresh.insert(name);
+      if (!applied.count(name) && !later.env.defines.count(name) && !later.env.undefs.count(name)) fresh.insert(name);
     }
-    if (fresh.empty()) return;
+    if (fresh.empty()) break;
     applied.insert(fresh.begin(), fresh.end());
-    env.per_arch = std::move(macros);
-    report.package_macros = env.per_arch;
-    AuditRun again(options, files, env, &applied);
-    AuditReport more = again.Run();
-    const std::set<std::string>& rescanned = again.rescanned();
-    for (const auto& [file, defs] : again.definitions()) definitions[file] = defs;
-    std::erase_if(report.findings, [&](const Finding& f) {
-      return f.kind != gate::Kind::kCppRuntimeGate && rescanned.count(f.file) > 0;
-    });
-    report.findings.insert(report.findings.end(), more.findings.begin(), more.findings.end());
-    SortFindings(report.findings);
+    later.env.per_arch = std::move(macros);
+    if (round + 1 == kRounds) break;  // no further round reads the definitions
+    AuditRun defining(options, files, later.env, store, Round::kDefinitions, &applied);
+    Stopwatch clock;
+    defining.Run();
+    spdlog::debug("audit: round {}: {} ms, {} files", round, clock.Lap(), defining.rescanned().size());
+    for (const auto& [file, defs] : defining.definitions()) definitions[file] = defs;
   }
+  if (applied.empty()) return later;
+  report.package_macros = later.env.per_arch;
+  AuditRun again(options, files, later.env, store, Round::kLast, &applied);
+  AuditReport more = again.Run();
+  later.rescanned = again.rescanned();
+  spdlog::debug("audit: {} package macros, {} files scanned again", applied.size(), later.rescanned.size());
+  std::erase_if(report.findings, [&](const Finding& f) {
+    return f.kind != gate::Kind::kCppRuntimeGate && later.rescanned.count(f.file) > 0;
+  });
+  report.findings.insert(report.findings.end(), std::make_move_iterator(more.findings.begin()),
+                         std::make_move_iterator(more.findings.end()));
+  SortFindings(report.findings);
+  return later;
+}
+
+// Errors and warnings by file, line and column (stable: a place's own come in the order found).
+void SortByPlace(std::vector<Error>& errors) {
+  std::stable_sort(errors.begin(), errors.end(), [](const Error& a, const Error& b) {
+    return std::tie(a.where.file, a.where.line, a.where.column) < std::tie(b.where.file, b.where.line, b.where.column);
+  });
+}
+
+// The first round, then the later ones; the directives kept for them are released before the
+// hazard pass.
+std::pair<AuditReport, LaterRounds> ScanInRounds(const AuditOptions& options, const std::vector<std::string>& files) {
+  Stopwatch clock;
+  DirectiveStore store(files.size());
+  AuditRun first(options, files, options.env, store);
+  AuditReport report = first.Run();
+  spdlog::debug("audit: {} files scanned, {} parsed: {} ms ({} KiB of directives kept)", report.files_scanned,
+                report.files_parsed, clock.Lap(), store.bytes() >> 10);
+  LaterRounds later = ApplyPackageMacros(options, files, store, std::move(first.definitions()), report);
+  spdlog::debug("audit: package macros: {} ms", clock.Lap());
+  return {std::move(report), std::move(later)};
 }
 
 }  // namespace
@@ -384,12 +373,17 @@ Result<AuditReport> Audit(const AuditOptions& options) {
   // What libLLVM's and libclang's start-up touched of their code (42 MB, util/library_code.h); a
   // runtime parse maps back the little it runs.
   ReleaseLibraryCode({"libLLVM", "libclang"});
-  AuditRun first(options, files->files, options.env);
-  AuditReport report = first.Run();
-  ApplyPackageMacros(options, files->files, std::move(first.definitions()), report);
+  std::pair<AuditReport, LaterRounds> rounds = ScanInRounds(options, files->files);
+  AuditReport& report = rounds.first;
+  const LaterRounds& later = rounds.second;
+  Stopwatch clock;
+  RunFilePass(options, FinalEnvironment{options.env, later.env, later.rescanned}, report);
+  spdlog::debug("audit: hazard pass: {} ms", clock.Lap());
+  SortByPlace(report.errors);
+  SortByPlace(report.warnings);
   report.warnings.insert(report.warnings.begin(), files->warnings.begin(), files->warnings.end());
   report.named_binaries = std::move(files->named_binaries);
-  return report;
+  return std::move(report);
 }
 
 }  // namespace archpatch::scan

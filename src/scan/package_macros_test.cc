@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <map>
+#include <mutex>
 #include <unistd.h>
 
 #include <fmt/format.h>
@@ -117,6 +119,48 @@ TEST_F(Package, ARescannedFileKeepsItsRuntimeCheckOnce) {
     return f.file.ends_with("launch.cu") && f.kind == gate::Kind::kCppRuntimeGate && f.line == 6;
   });
   EXPECT_EQ(checks, 1u);
+}
+
+// A macro defined from a package macro (cute/arch/config.hpp's CUTE_ARCH_* from CUTLASS's
+// CUTLASS_ARCH_MMA_SM90A_ENABLED) takes a second round; its user is evaluated with both, and the
+// per-file pass (the hazard checks) runs once for each gated file, with the macros the findings
+// were evaluated with, not once per round.
+TEST_F(Package, MacrosOfMacrosSettleAndTheFilePassRunsOncePerFile) {
+  Write("pkg/arch/derived.hpp",
+        "#if defined(PKG_MMA_SM90A_ENABLED)\n"
+        "#  define PKG_DERIVED_ENABLED\n"
+        "#endif\n");
+  Write("pkg/user.cuh",
+        "__global__ void u() {\n"
+        "#if defined(PKG_DERIVED_ENABLED)\n"
+        "  work();\n"
+        "#endif\n"
+        "}\n");
+  AuditOptions o;
+  o.target = *arch::ParseArch("sm_120");
+  o.paths = {(root_ / "pkg").string()};
+  o.jobs = 2;
+  std::mutex mutex;
+  std::map<std::string, int> calls;
+  std::map<std::string, size_t> macros_seen;
+  o.after_cuda_file = [&](ScannedFile& file, std::vector<Finding>& findings, std::vector<Error>&) {
+    std::lock_guard<std::mutex> lock(mutex);
+    ++calls[fs::path(file.path).filename().string()];
+    macros_seen[fs::path(file.path).filename().string()] = file.env.per_arch.count("PKG_DERIVED_ENABLED");
+    EXPECT_FALSE(file.tokens.empty());
+    EXPECT_FALSE(findings.empty());
+  };
+  Result<AuditReport> r = Audit(o);
+  ASSERT_TRUE(r.ok());
+  const Finding* use = At(*r, "user.cuh", 2);
+  ASSERT_NE(use, nullptr);
+  EXPECT_EQ(use->VerdictFor("sm_120"), Tri::kFalse);
+  EXPECT_EQ(use->VerdictFor("sm_90a"), Tri::kTrue);
+  EXPECT_EQ(calls["user.cuh"], 1);
+  EXPECT_EQ(calls["mma.hpp"], 1);
+  EXPECT_EQ(calls["kernel.cuh"], 1);
+  EXPECT_EQ(macros_seen["user.cuh"], 1u);    // scanned again: the later rounds' macros
+  EXPECT_EQ(macros_seen["kernel.cuh"], 0u);  // mentions none: as the first round saw it
 }
 
 TEST_F(Package, NotFeatErrorElseBodyIsListedAsARefusal) {

@@ -1,0 +1,47 @@
+#include "scan/directive_store.h"
+
+#include "scan/package_macros.h"
+
+namespace archpatch::scan {
+namespace {
+
+// About what the scan holds in memory.
+size_t ApproximateBytes(const cuda::DirectiveScan& scan) {
+  size_t bytes = sizeof scan;
+  for (const cuda::DirectiveBranch& b : scan.branches) bytes += sizeof b + b.condition.capacity();
+  for (const cuda::MacroDirective& m : scan.macros) bytes += sizeof m + m.name.capacity() + m.replacement.capacity();
+  return bytes;
+}
+
+}  // namespace
+
+void DirectiveStore::Keep(size_t index, std::shared_ptr<const cuda::DirectiveScan> scan, bool defines) {
+  if (!scan) return;
+  if (!defines) {
+    known_[index] = Known::kNoDefinitions;
+    scans_[index].reset();
+    return;
+  }
+  const size_t bytes = ApproximateBytes(*scan);
+  if (bytes_.fetch_add(bytes) + bytes > limit_) {
+    bytes_ -= bytes;
+    known_[index] = Known::kUnread;
+    scans_[index].reset();
+    return;
+  }
+  if (scans_[index]) bytes_ -= ApproximateBytes(*scans_[index]);
+  known_[index] = Known::kKept;
+  scans_[index] = std::move(scan);
+}
+
+bool DirectivesMention(const cuda::DirectiveScan& scan, const std::set<std::string, std::less<>>& names) {
+  for (const cuda::DirectiveBranch& b : scan.branches) {
+    if (MentionsAnyName(b.condition, names)) return true;
+  }
+  for (const cuda::MacroDirective& m : scan.macros) {
+    if (names.count(m.name) || MentionsAnyName(m.replacement, names)) return true;
+  }
+  return false;
+}
+
+}  // namespace archpatch::scan

@@ -1,0 +1,54 @@
+// The directives of the files that #define something, kept from the scan that read them so that a
+// later round of package macros (scan/audit.cc) evaluates a file's definitions again without
+// reading and lexing it: in CUTLASS those are the 1-3 MB cute/arch/mma_sm90_gmma*.hpp headers,
+// read again in every round. A file's directives do not depend on the macro environment; only
+// their evaluation does (cuda::DefinitionsOf).
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "cuda/directives.h"
+
+namespace archpatch::scan {
+
+class DirectiveStore {
+ public:
+  // What a round knows of a file (by its index in the audit's file list).
+  enum class Known : uint8_t {
+    kUnread,         // its directives were never read (the prefilter skipped them), or not kept
+    kNoDefinitions,  // read: it #defines nothing, in any environment
+    kKept,           // read and kept: Scan() gives them
+  };
+
+  // `limit`: bytes of directives kept in all (tests give a small one).
+  explicit DirectiveStore(size_t files, size_t limit = kLimit)
+      : limit_(limit), known_(files, Known::kUnread), scans_(files) {}
+
+  // After a scan of file `index` that read its directives. Safe beside other workers' calls for
+  // other files. Past kLimit bytes kept in all, a file's directives are dropped (kUnread: a round
+  // reads the file again).
+  void Keep(size_t index, std::shared_ptr<const cuda::DirectiveScan> scan, bool defines);
+
+  Known Of(size_t index) const { return known_[index]; }
+  const cuda::DirectiveScan& Scan(size_t index) const { return *scans_[index]; }
+  size_t bytes() const { return bytes_; }
+
+ private:
+  // FlashInfer 0.6.16 and HEAD with CUTLASS keep 1.7 MiB.
+  static constexpr size_t kLimit = size_t{16} << 20;
+  const size_t limit_;
+  std::vector<Known> known_;
+  std::vector<std::shared_ptr<const cuda::DirectiveScan>> scans_;
+  std::atomic<size_t> bytes_{0};
+};
+
+// Whether a condition, a macro name or a replacement of `scan` names one of `names`: the only way
+// a macro of the environment changes how the file's directives evaluate.
+bool DirectivesMention(const cuda::DirectiveScan& scan, const std::set<std::string, std::less<>>& names);
+
+}  // namespace archpatch::scan

@@ -1,0 +1,59 @@
+// What the audit's workers share for reading files: a reusable buffer for one file's bytes, and
+// the budget that keeps the bytes being worked on at once small.
+#pragma once
+
+#include <condition_variable>
+#include <cstddef>
+#include <mutex>
+#include <string>
+#include <string_view>
+
+#include "util/result.h"
+
+namespace archpatch::scan {
+
+// A whole file's bytes: read() into a buffer kept between files for the usual source file (no page
+// faults, no munmap), mmap for big ones.
+class FileBytes {
+ public:
+  FileBytes() = default;
+  FileBytes(const FileBytes&) = delete;
+  FileBytes& operator=(const FileBytes&) = delete;
+  ~FileBytes() { Unmap(); }
+
+  Status Load(const std::string& path);
+  std::string_view view() const {
+    return mapped_ ? std::string_view(mapped_, mapped_size_) : std::string_view(buffer_);
+  }
+  // After a big file: give its buffer back, so an idle worker does not hold the largest file it read.
+  void Release();
+
+ private:
+  static constexpr size_t kReadLimit = 4 << 20;
+  static constexpr size_t kKeep = 256 << 10;
+  void Unmap();
+  std::string buffer_;
+  const char* mapped_ = nullptr;
+  size_t mapped_size_ = 0;
+};
+
+// Bytes of the files being worked on at once. A file's working set (its tokens, the libclang unit,
+// the per-file indexes, the hazard checks' tables) is about 25 times its size, so the workers
+// together take at most kLimit bytes at a time: peak memory follows the largest file, not the
+// number of workers times it. A file over the limit is worked on alone.
+class ByteBudget {
+ public:
+  static constexpr size_t kLimit = 4 << 20;
+  size_t Take(size_t bytes);
+  void Give(size_t bytes);
+
+ private:
+  std::mutex mutex_;
+  std::condition_variable freed_;
+  size_t in_flight_ = 0;
+};
+
+// The size stat() gives, 0 when it fails (the read that follows reports why).
+size_t SizeOnDisk(const std::string& path);
+
+}  // namespace archpatch::scan
