@@ -18,9 +18,9 @@
 
 namespace archpatch::scan {
 
-// One CUDA/C++ file as the scan left it, for a pass that runs right after on the same worker while
-// the bytes and the scan's tokens are at hand (the hazard checks: hazard::HazardPass), so a file
-// is read and lexed once per audit.
+// One CUDA/C++ file with a kept cuda-gate finding, read and lexed again for a pass (the hazard
+// checks: hazard::HazardPass) that runs once per such file after every round of package macros
+// (scan/file_pass.h): run inside each round, it ran up to three times on the CUTLASS headers.
 struct ScannedFile {
   const std::string& path;
   std::string_view contents;
