@@ -69,10 +69,10 @@ void AddExclusion(Finding& f, const DirectiveScan& scan, const BranchVerdicts& v
   f.exclusion = gate::Classification{e.klass, e.reason, takes};
 }
 
-Finding BranchFinding(const std::string& file, const DirectiveScan& scan, const BranchVerdicts& v,
-                      const std::vector<BlockHolds>& holds, int index, const std::vector<arch::Arch>& arches,
-                      const std::vector<KernelDecl>& kernels, const std::vector<FunctionBody>& bodies,
-                      const std::vector<Token>& tokens, std::string_view contents) {
+// What a branch's finding says without locating anything: place, verdicts, form and chain (what a
+// caller's filter reads, GateKinds::wanted).
+Finding DraftFinding(const std::string& file, const DirectiveScan& scan, const BranchVerdicts& v, int index,
+                     const std::vector<arch::Arch>& arches) {
   const DirectiveBranch& b = scan.branches[index];
   Finding f;
   f.file = file;
@@ -83,27 +83,26 @@ Finding BranchFinding(const std::string& file, const DirectiveScan& scan, const 
   f.span =
       b.kind == DirectiveKind::kElse ? ByteSpan{b.condition_span.begin - 4, b.condition_span.end} : b.condition_span;
   f.verdict = Verdicts(arches, v.effective[index]);
-  f.scope = EnclosingFunction(bodies, b.directive_span.begin);
   f.form = gate::DirectiveForm{b.kind, b.line, EffectiveConditionText(scan, index)};
-  f.block = BlockOf(b, kernels);
   if (b.previous >= 0) f.chain.earlier_taken = Verdicts(arches, EarlierTaken(scan, v, index));
   if (b.parent >= 0) {
     f.chain.enclosing_line = scan.branches[b.parent].condition_line;
     f.chain.enclosing = Verdicts(arches, v.effective[b.parent]);
   }
-  f.block->defines = DefinedMacros(scan, b);
-  AddExclusion(f, scan, v, holds, index, arches, tokens, contents);
   return f;
 }
 
-// The package's per-arch macros less those this file #defines itself: its own definitions and the
-// guards around them (`#if !defined(X) ... #define X`) read as the file says, not as the package's
-// outcome of them.
-MacroEnv WithoutOwnMacros(const MacroEnv& env, const DirectiveScan& scan) {
-  MacroEnv out = env;
-  if (out.per_arch.empty()) return out;
-  for (const MacroDirective& m : scan.macros) out.per_arch.erase(m.name);
-  return out;
+// The rest, from the file's kernels, function bodies and what each block holds: scope, block,
+// the macros it defines and the exclusion class.
+void CompleteFinding(Finding& f, const DirectiveScan& scan, const BranchVerdicts& v,
+                     const std::vector<BlockHolds>& holds, int index, const std::vector<arch::Arch>& arches,
+                     const std::vector<KernelDecl>& kernels, const std::vector<FunctionBody>& bodies,
+                     const std::vector<Token>& tokens, std::string_view contents) {
+  const DirectiveBranch& b = scan.branches[index];
+  f.scope = EnclosingFunction(bodies, b.directive_span.begin);
+  f.block = BlockOf(b, kernels);
+  f.block->defines = DefinedMacros(scan, b);
+  AddExclusion(f, scan, v, holds, index, arches, tokens, contents);
 }
 
 std::vector<MacroDefinition> DefinitionsIn(const DirectiveScan& scan, const BranchVerdicts& v, size_t arches) {
@@ -116,7 +115,8 @@ std::vector<MacroDefinition> DefinitionsIn(const DirectiveScan& scan, const Bran
 }
 
 void AddDirectiveGates(const std::string& file, std::string_view contents, const std::vector<Token>& tokens,
-                       const std::vector<arch::Arch>& arches, const MacroEnv& env, CudaGates& out) {
+                       const std::vector<arch::Arch>& arches, const MacroEnv& env, const DraftFilter& wanted,
+                       CudaGates& out) {
   auto read = std::make_shared<DirectiveScan>(ReadDirectives(tokens, contents, file));
   const DirectiveScan& scan = *read;
   BranchVerdicts v = EvaluateBranches(scan, arches, WithoutOwnMacros(env, scan), file);
@@ -125,26 +125,37 @@ void AddDirectiveGates(const std::string& file, std::string_view contents, const
   out.definitions = DefinitionsIn(scan, v, arches.size());
   out.directives = std::move(read);
   // Kernels, function bodies and what each block holds describe findings only: found at the
-  // first gate, so a file whose branches gate nothing (a later round's rescan of a file that
-  // merely tests a package macro) skips three passes over its tokens.
+  // first gate the caller wants, so a file whose branches gate nothing (a later round's rescan of
+  // a file that merely tests a package macro), or nothing the audit keeps, skips three passes
+  // over its tokens.
   std::vector<KernelDecl> kernels;
   std::vector<FunctionBody> bodies;
   std::vector<BlockHolds> holds;
   bool located = false;
   for (size_t i = 0; i < scan.branches.size(); ++i) {
-    if (!IsGate(scan, v, static_cast<int>(i))) continue;
+    const int index = static_cast<int>(i);
+    if (!IsGate(scan, v, index)) continue;
+    Finding f = DraftFinding(file, scan, v, index, arches);
+    if (wanted && !wanted(f)) continue;
     if (!located) {
       FileFunctions functions = FindKernelsAndBodies(tokens, contents, /*scopes=*/true);
       kernels = std::move(functions.kernels), bodies = std::move(functions.bodies);
       holds = AllBlockHolds(scan, tokens, contents);
       located = true;
     }
-    out.findings.push_back(
-        BranchFinding(file, scan, v, holds, static_cast<int>(i), arches, kernels, bodies, tokens, contents));
+    CompleteFinding(f, scan, v, holds, index, arches, kernels, bodies, tokens, contents);
+    out.findings.push_back(std::move(f));
   }
 }
 
 }  // namespace
+
+MacroEnv WithoutOwnMacros(const MacroEnv& env, const DirectiveScan& scan) {
+  MacroEnv out = env;
+  if (out.per_arch.empty()) return out;
+  for (const MacroDirective& m : scan.macros) out.per_arch.erase(m.name);
+  return out;
+}
 
 std::vector<MacroDefinition> DefinitionsOf(const DirectiveScan& scan, const std::vector<arch::Arch>& arches,
                                            const MacroEnv& env, const std::string& file) {
@@ -152,14 +163,14 @@ std::vector<MacroDefinition> DefinitionsOf(const DirectiveScan& scan, const std:
 }
 
 Result<CudaGates> ScanCudaGates(const std::string& file, std::string_view contents,
-                                const std::vector<arch::Arch>& arches, const MacroEnv& env, GateKinds kinds) {
+                                const std::vector<arch::Arch>& arches, const MacroEnv& env, const GateKinds& kinds) {
   return ScanCudaGates(file, contents, Tokenize(contents), arches, env, kinds);
 }
 
 Result<CudaGates> ScanCudaGates(const std::string& file, std::string_view contents, const std::vector<Token>& tokens,
-                                const std::vector<arch::Arch>& arches, const MacroEnv& env, GateKinds kinds) {
+                                const std::vector<arch::Arch>& arches, const MacroEnv& env, const GateKinds& kinds) {
   CudaGates out;
-  if (kinds.directives) AddDirectiveGates(file, contents, tokens, arches, env, out);
+  if (kinds.directives) AddDirectiveGates(file, contents, tokens, arches, env, kinds.wanted, out);
   if (kinds.nv_target) {
     std::vector<Finding> nv = FindNvTargetGates(file, contents, tokens, arches, env);
     out.findings.insert(out.findings.end(), nv.begin(), nv.end());

@@ -3,6 +3,7 @@
 // (kind cpp-runtime-gate, gate::RuntimeForm). src/scan calls this; it knows nothing of trees or target arches.
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -18,11 +19,16 @@ namespace archpatch::cuda {
 
 struct DirectiveScan;  // cuda/directives.h
 
+// Whether the caller wants a #if branch's finding, asked before it is located in the file: the
+// draft has place, span, text, verdicts, form and chain; scope, block and exclusion are not filled.
+using DraftFilter = std::function<bool(const Finding& draft)>;
+
 // Which analyses to run; the byte prefilter (src/scan/prefilter.h) turns off what cannot match.
 struct GateKinds {
   bool directives = true;  // #if chains
   bool nv_target = true;   // NV_IF_TARGET, NV_IF_ELSE_TARGET, NV_DISPATCH_TARGET
   bool runtime = true;     // cpp-runtime-gate (needs a full libclang parse: the costly one)
+  DraftFilter wanted;      // #if branches: empty keeps every one (the audit keeps exclusions only)
 };
 
 // A #define of the file, with where it takes effect: per arch of the scan, the effective verdict
@@ -42,16 +48,23 @@ struct CudaGates {
 };
 
 Result<CudaGates> ScanCudaGates(const std::string& file, std::string_view contents,
-                                const std::vector<arch::Arch>& arches, const MacroEnv& env, GateKinds kinds = {});
+                                const std::vector<arch::Arch>& arches, const MacroEnv& env,
+                                const GateKinds& kinds = {});
 
 // The same from the file's tokens (Lexer::Tokenize), for a caller that keeps them for a later pass.
 Result<CudaGates> ScanCudaGates(const std::string& file, std::string_view contents, const std::vector<Token>& tokens,
-                                const std::vector<arch::Arch>& arches, const MacroEnv& env, GateKinds kinds = {});
+                                const std::vector<arch::Arch>& arches, const MacroEnv& env,
+                                const GateKinds& kinds = {});
 
 // The definitions of a file's directives under another environment: what ScanCudaGates gives in
 // `definitions` for the file.
 std::vector<MacroDefinition> DefinitionsOf(const DirectiveScan& scan, const std::vector<arch::Arch>& arches,
                                            const MacroEnv& env, const std::string& file);
+
+// The package's per-arch macros less those this file #defines itself: its own definitions and the
+// guards around them (`#if !defined(X) ... #define X`) read as the file says, not as the package's
+// outcome of them. The environment ScanCudaGates evaluates a file's #if chains in.
+MacroEnv WithoutOwnMacros(const MacroEnv& env, const DirectiveScan& scan);
 
 // Per-arch values as verdicts, in `arches` order.
 gate::Verdicts Verdicts(const std::vector<arch::Arch>& arches, const std::vector<Tri>& values);

@@ -1,6 +1,7 @@
 #include "cuda/runtime_gates.h"
 
 #include <algorithm>
+#include <array>
 #include <atomic>
 #include <cctype>
 #include <functional>
@@ -439,24 +440,40 @@ const std::vector<std::string_view>& CapabilityNames() {
   return names;
 }
 
+namespace {
+
+// The first letters and the longest length of the normal forms CapabilityNames lists: most names
+// of a file are rejected at their first letter, before the set is searched.
+struct NormalForms {
+  std::set<std::string_view> names;
+  std::array<bool, 256> first{};
+  size_t longest = 0;
+  NormalForms() : names(CapabilityNames().begin(), CapabilityNames().end()) {
+    for (std::string_view n : names)
+      first[static_cast<unsigned char>(n[0])] = true, longest = std::max(longest, n.size());
+  }
+};
+
+}  // namespace
+
 bool IsCapabilityName(std::string_view name) {
-  static const std::set<std::string_view> kNames(CapabilityNames().begin(), CapabilityNames().end());
+  static const NormalForms kForms;
   // Reserved names (__CUDA_ARCH__) are compiler macros, never a runtime value.
   if (name.starts_with("__")) return false;
   std::string_view rest = name;
   // Member prefixes: mSM, m_sm, mMajor.
   if (rest.size() > 2 && rest[0] == 'm' && (rest[1] == '_' || (rest[1] >= 'A' && rest[1] <= 'Z')))
     rest.remove_prefix(1);
-  // The normal form without a copy (this runs on every name of a file): none of the names is
-  // longer than 20 bytes.
+  // The normal form without a copy (this runs on every name of a file).
   char normal[24];
   size_t n = 0;
   for (char c : rest) {
     if (c == '_') continue;
-    if (n == sizeof normal) return false;
+    if (n == kForms.longest || n == sizeof normal) return false;
     normal[n++] = c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c;
+    if (n == 1 && !kForms.first[static_cast<unsigned char>(normal[0])]) return false;
   }
-  if (kNames.count(std::string_view(normal, n)) == 0) return false;
+  if (kForms.names.count(std::string_view(normal, n)) == 0) return false;
   return std::any_of(CapabilityNeedles().begin(), CapabilityNeedles().end(),
                      [&](std::string_view needle) { return name.find(needle) != std::string_view::npos; });
 }
@@ -542,6 +559,40 @@ Result<std::vector<Finding>> ParsedFindings(const std::string& file, std::string
 // "Expected SM 10x version" there, TensorRT-LLM #5018.)
 bool IsConfigSanityCheck(const Finding& f) { return UpperCase(f.text).find("CONFIG") != std::string::npos; }
 
+namespace {
+
+// Whether the token's line is an #include (`#include <cutlass/arch/mma.h>` lexes `arch` as an
+// identifier). A continuation line does not start with `#`: it stays a candidate.
+bool OnIncludeLine(std::string_view contents, size_t offset) {
+  const size_t newline = contents.rfind('\n', offset);
+  const size_t start = newline == std::string_view::npos ? 0 : newline + 1;
+  std::string_view line = contents.substr(start, offset - start);
+  const size_t hash = line.find_first_not_of(" \t");
+  if (hash == std::string_view::npos || line[hash] != '#') return false;
+  const size_t word = line.find_first_not_of(" \t", hash + 1);
+  return word != std::string_view::npos && line.substr(word, 7) == "include";
+}
+
+// Whether tokens[i], a capability name, is used where it could be a value: not as a qualifier
+// (`cutlass::arch::Sm90`, `UMMA::Major::K`), a type (`UMMA::Major major_a`), a namespace's name or
+// an #include's path.
+// Almost all of CUTLASS's capability names are those (356 of the 475 files that name one), and
+// either reader needs a value to find a check.
+bool MayBeValue(const std::vector<Token>& tokens, size_t i, std::string_view contents) {
+  size_t next = i + 1;
+  while (next < tokens.size() && tokens[next].kind == Token::Kind::kComment) ++next;
+  if (next < tokens.size() && tokens[next].Spelling(contents) == "::") return false;
+  size_t before = i;
+  while (before > 0 && tokens[before - 1].kind == Token::Kind::kComment) --before;
+  const std::string_view previous = before > 0 ? tokens[before - 1].Spelling(contents) : "";
+  if (previous == "namespace") return false;
+  // `UMMA::Major major_a`: a qualified name before a declared one is a type.
+  if (previous == "::" && next < tokens.size() && tokens[next].kind == Token::Kind::kIdentifier) return false;
+  return !OnIncludeLine(contents, tokens[i].begin);
+}
+
+}  // namespace
+
 Result<std::vector<Finding>> FindRuntimeGates(const std::string& file, std::string_view contents,
                                               const std::vector<arch::Arch>& arches) {
   return FindRuntimeGates(file, contents, arches, Tokenize(contents));
@@ -551,13 +602,15 @@ Result<std::vector<Finding>> FindRuntimeGates(const std::string& file, std::stri
                                               const std::vector<arch::Arch>& arches, const std::vector<Token>& tokens,
                                               RuntimeParse parse) {
   // Both readers see a capability only through an identifier of the file's code (the prelude
-  // names none): a file whose capability names sit only in comments and strings (CUTLASS's
-  // "K-major" prose, which the byte prefilter cannot tell from code) holds no runtime check, and
-  // costs no libclang parse.
+  // names none) that may be a value: a file whose capability names sit only in comments and
+  // strings (CUTLASS's "K-major" prose, which the byte prefilter cannot tell from code), in
+  // qualifiers, types and include paths holds no runtime check, and costs no pass.
   auto named = [&](const Token& t) {
     return t.kind == Token::Kind::kIdentifier && IsCapabilityName(t.Spelling(contents));
   };
-  if (std::none_of(tokens.begin(), tokens.end(), named)) return std::vector<Finding>{};
+  bool value = false;
+  for (size_t i = 0; i < tokens.size() && !value; ++i) value = named(tokens[i]) && MayBeValue(tokens, i, contents);
+  if (!value) return std::vector<Finding>{};
   // No capability name the walk could read (runtime_relevance.h): nothing for clang to find.
   const runtime_detail::View view = runtime_detail::MakeView(contents, tokens);
   std::vector<size_t> readable;

@@ -52,6 +52,20 @@ TEST(RuntimeGates, ComparisonsThatDoNotRefuseAreNotGates) {
   EXPECT_TRUE(Find("const char* s = \"if (major < 9) return false;\";\n").empty());
 }
 
+TEST(RuntimeGates, NamesUsedAsQualifiersTypesOrPathsDoNotHideACheck) {
+  // CUTLASS-like: `arch` and `Major` as a namespace, a qualifier, a type and an include path.
+  const std::string names =
+      "#include <cutlass/arch/mma.h>\nnamespace arch { struct Sm90; }\nusing T = cutlass::arch::Sm90;\n"
+      "UMMA::Major major_a = UMMA::Major::K;\n";
+  EXPECT_TRUE(Find(names).empty());
+  // The same file with a check of its own still yields it, whichever name comes first.
+  auto f = Find(names + "void run(int sm) {\n  if (sm != 100) throw 1;\n}\n");
+  ASSERT_EQ(f.size(), 1u);
+  EXPECT_EQ(f[0].text, "sm != 100");
+  EXPECT_EQ(f[0].line, 6);
+  EXPECT_EQ(f[0].VerdictFor("sm_120"), Tri::kFalse);
+}
+
 TEST(RuntimeGates, CapabilityNames) {
   for (const char* yes : {"major", "mSM", "sm_version", "smVersion", "getSMVersion", "compute_capability", "cc"}) {
     EXPECT_TRUE(IsCapabilityName(yes)) << yes;

@@ -4,6 +4,8 @@
 #include <atomic>
 #include <thread>
 
+#include "cuda/directives.h"
+#include "cuda/gates.h"
 #include "cuda/tokens.h"
 #include "scan/file_bytes.h"
 #include "scan/scan.h"
@@ -70,7 +72,13 @@ class FilePassRun {
       return;
     }
     std::vector<cuda::Token> tokens = cuda::Tokenize(file.view());
-    ScannedFile scanned{path, file.view(), tokens, env_.Of(path)};
+    // The file's own #defines read as it says (cuda::WithoutOwnMacros), as its gates were
+    // evaluated: widening `#if ... #define X` must reach the file's `#if X` blocks.
+    const cuda::MacroEnv& package = env_.Of(path);
+    const cuda::MacroEnv env = package.per_arch.empty()
+                                   ? package
+                                   : cuda::WithoutOwnMacros(package, cuda::ReadDirectives(tokens, file.view(), path));
+    ScannedFile scanned{path, file.view(), tokens, env};
     options_.after_cuda_file(scanned, out.findings, out.warnings);
   }
 

@@ -83,6 +83,55 @@ bool QualifiesScope(std::string_view s, size_t end) {
   return end + 1 < s.size() && s[end] == ':' && s[end + 1] == ':';
 }
 
+// `namespace name`: a declaration, never a capability value.
+bool FollowsNamespace(std::string_view s, size_t start) {
+  size_t end = start;
+  while (end > 0 && (s[end - 1] == ' ' || s[end - 1] == '\t' || s[end - 1] == '\n')) --end;
+  constexpr std::string_view kWord = "namespace";
+  return end >= kWord.size() && s.substr(end - kWord.size(), kWord.size()) == kWord &&
+         (end == kWord.size() || !kChars.ident[static_cast<unsigned char>(s[end - kWord.size() - 1])]);
+}
+
+// Where the line of an `#include` at `hash` ends (`#include <cutlass/arch/mma.h>` names `arch`
+// in a path, no gate of any kind); `hash` itself when the `#` starts no include line. A
+// continuation line does not start with `#`: it is read as usual.
+size_t IncludeLineEnd(std::string_view s, size_t hash) {
+  size_t start = hash;
+  while (start > 0 && (s[start - 1] == ' ' || s[start - 1] == '\t')) --start;
+  if (start > 0 && s[start - 1] != '\n') return hash;
+  size_t word = hash + 1;
+  while (word < s.size() && (s[word] == ' ' || s[word] == '\t')) ++word;
+  if (s.substr(word, 7) != "include") return hash;
+  const size_t newline = s.find('\n', word);
+  return newline == std::string_view::npos ? s.size() : newline;
+}
+
+// Whether the line before the one starting at `line` ends in a backslash: then `line` continues
+// it (a string, a comment or a macro spliced across the newline).
+bool ContinuesLine(std::string_view s, size_t line) {
+  size_t end = line > 0 ? line - 1 : 0;  // the newline
+  while (end > 0 && (s[end - 1] == ' ' || s[end - 1] == '\t' || s[end - 1] == '\r')) --end;
+  return end > 0 && s[end - 1] == '\\';
+}
+
+// Where a comment that opens a line ends (`slash`: its first byte, the line's first but blanks),
+// or `slash` when nothing can be skipped. At a line's start, outside a raw string (the caller
+// checks the file has none) and a spliced line, the bytes are code or a block comment's: `//`
+// there ends with the line unless a `*/` on it closes a block comment that code follows, and
+// `/*` ends at the next `*/` either way (block comments do not nest). CUTLASS's "K-major"
+// prose and "row-major" doc lines are most of its capability words.
+size_t LeadingCommentEnd(std::string_view s, size_t slash, size_t line) {
+  if (slash + 1 >= s.size() || ContinuesLine(s, line)) return slash;
+  const size_t newline = std::min(s.find('\n', slash), s.size());
+  if (s[slash + 1] == '/') {
+    const std::string_view rest = s.substr(slash, newline - slash);
+    return rest.find("*/") == std::string_view::npos ? newline : slash;
+  }
+  if (s[slash + 1] != '*') return slash;
+  const size_t close = s.find("*/", slash + 2);
+  return close == std::string_view::npos ? s.size() : close + 2;
+}
+
 }  // namespace
 
 Prefilter::Prefilter(const cuda::MacroEnv& env) {
@@ -97,18 +146,38 @@ Prefilter::Prefilter(const cuda::MacroEnv& env) {
   }
 }
 
-// One pass over the bytes, identifier by identifier (comments and strings included: a superset
-// of what libclang will see), stopping once every analysis is known to be needed.
+// One pass over the bytes, identifier by identifier (strings and the comments that do not open
+// a line included: a superset of what the scanners read), stopping once every analysis is known
+// to be needed.
 cuda::GateKinds Prefilter::Check(std::string_view s) const {
-  cuda::GateKinds kinds{false, false, false};
+  cuda::GateKinds kinds;
+  kinds.directives = kinds.nv_target = kinds.runtime = false;
   const auto* p = reinterpret_cast<const unsigned char*>(s.data());
   const size_t n = s.size();
+  // A raw string may hold lines that look like comments and are not: such a file is read whole.
+  const bool skip_comments = !Contains(s, "R\"");
+  size_t line = 0;         // where the current line starts
+  bool line_blank = true;  // nothing but blanks on it yet
   size_t i = 0;
   while (i < n) {
     if (!kChars.ident[p[i]]) {
-      ++i;
+      const unsigned char c = p[i];
+      size_t next = i + 1;
+      // Skips go to the newline that ends what they skip, so the next line starts as usual.
+      if (c == '#') {
+        next = std::max(IncludeLineEnd(s, i), i + 1);
+      } else if (c == '/' && line_blank && skip_comments) {
+        next = std::max(LeadingCommentEnd(s, i, line), i + 1);
+      }
+      if (c == '\n') {
+        line = i + 1, line_blank = true;
+      } else if (c != ' ' && c != '\t' && c != '\r') {
+        line_blank = false;
+      }
+      i = next;
       continue;
     }
+    line_blank = false;
     const size_t start = i;
     NormalHash h;
     for (; i < n && kChars.ident[p[i]]; ++i) h.Add(p[i]);
@@ -117,7 +186,8 @@ cuda::GateKinds Prefilter::Check(std::string_view s) const {
       if (!kinds.directives && IsArchName(id)) kinds.directives = true;
       if (!kinds.nv_target && IsNvTargetName(id)) kinds.nv_target = true;
     }
-    if (!kinds.runtime && kCapabilities.MayBe(h.h) && cuda::IsCapabilityName(id) && !QualifiesScope(s, i)) {
+    if (!kinds.runtime && kCapabilities.MayBe(h.h) && cuda::IsCapabilityName(id) && !QualifiesScope(s, i) &&
+        !FollowsNamespace(s, start)) {
       kinds.runtime = true;
     }
     if (!kinds.directives && !extra_names_.empty()) {

@@ -7,7 +7,11 @@
 //     NV_ANY_TARGET, NV_NO_TARGET) or a macro whose value differs per arch, which only a -D
 //     naming an arch macro or a #define under such a condition can make;
 //   nv_target: the three macro names themselves;
-//   runtime: an identifier cuda::IsCapabilityName accepts, not used as a `name::` qualifier.
+//   runtime: an identifier cuda::IsCapabilityName accepts, not used as a `name::` qualifier or
+//     a `namespace name` (cuda::FindRuntimeGates reads neither as a value).
+// No kind looks at the names of an `#include` line (its path is no condition and no value) or of
+// a comment that opens a line (`//`, or `/*` up to its `*/`), outside a spliced line and in a file
+// without raw strings; a comment after code on its line is read like code.
 #pragma once
 
 #include <string>

@@ -62,6 +62,27 @@ TEST(Prefilter, ChoosesOnlyTheAnalysesThatCanMatch) {
   EXPECT_FALSE(p.Check("using cutlass::arch::Sm90;").runtime) << "a namespace qualifier is no capability";
 }
 
+TEST(Prefilter, NamesInLeadingCommentsIncludePathsAndNamespacesNeedNoAnalysis) {
+  Prefilter p(cuda::MacroEnv{});
+  const std::string skipped =
+      "/*\n * Output layout (K-major), needs __CUDA_ARCH__ >= 900\n */\n"
+      "#include <cutlass/arch/mma.h>\n"
+      "  /// Operand A - Column-major; NV_IF_TARGET(NV_PROVIDES_SM_90, ...)\n"
+      "namespace arch {}\n";
+  cuda::GateKinds none = p.Check(skipped);
+  EXPECT_FALSE(none.directives || none.nv_target || none.runtime);
+  // What follows a comment on its line, or a line a comment does not open, is still read.
+  EXPECT_TRUE(p.Check("/* doc */ int major = prop.major;\n").runtime);
+  EXPECT_TRUE(p.Check("int x; // K-major\n").runtime);
+  // A `//` line that closes a block comment: code may follow the `*/`.
+  EXPECT_TRUE(p.Check("/* a\n// b */ if (major < 9) return;\n").runtime);
+  // A line spliced to the one before (here inside a string) is no line start.
+  EXPECT_TRUE(p.Check("const char* s = \"a\\\n// major\";\n").runtime);
+  // A raw string may hold comment-like lines: such a file is read whole.
+  EXPECT_TRUE(p.Check("auto s = R\"(\n// )\" ; int major = 9;\n").runtime);
+  EXPECT_TRUE(p.Check(skipped + "#if __CUDA_ARCH__ >= 900\n#endif\n").directives);
+}
+
 TEST(Prefilter, ADefineNamingAnArchMacroIsSearchedFor) {
   cuda::MacroEnv env;
   env.defines["MY_ARCH"] = "__CUDA_ARCH__";
