@@ -114,6 +114,13 @@ bool ContinuesLine(std::string_view s, size_t line) {
   return end > 0 && s[end - 1] == '\\';
 }
 
+// Where the line of `at` starts when only blanks come before `at` on it; npos otherwise.
+size_t LineStartIfBlank(std::string_view s, size_t at) {
+  size_t start = at;
+  while (start > 0 && (s[start - 1] == ' ' || s[start - 1] == '\t' || s[start - 1] == '\r')) --start;
+  return start == 0 || s[start - 1] == '\n' ? start : std::string_view::npos;
+}
+
 // Where a comment that opens a line ends (`slash`: its first byte, the line's first but blanks),
 // or `slash` when nothing can be skipped. At a line's start, outside a raw string (the caller
 // checks the file has none) and a spliced line, the bytes are code or a block comment's: `//`
@@ -156,28 +163,20 @@ cuda::GateKinds Prefilter::Check(std::string_view s) const {
   const size_t n = s.size();
   // A raw string may hold lines that look like comments and are not: such a file is read whole.
   const bool skip_comments = !Contains(s, "R\"");
-  size_t line = 0;         // where the current line starts
-  bool line_blank = true;  // nothing but blanks on it yet
   size_t i = 0;
   while (i < n) {
     if (!kChars.ident[p[i]]) {
-      const unsigned char c = p[i];
-      size_t next = i + 1;
-      // Skips go to the newline that ends what they skip, so the next line starts as usual.
-      if (c == '#') {
-        next = std::max(IncludeLineEnd(s, i), i + 1);
-      } else if (c == '/' && line_blank && skip_comments) {
-        next = std::max(LeadingCommentEnd(s, i, line), i + 1);
+      // Skips go to the newline that ends what they skip.
+      if (p[i] == '#') {
+        i = std::max(IncludeLineEnd(s, i), i + 1);
+      } else if (p[i] == '/' && skip_comments && i + 1 < n && (p[i + 1] == '/' || p[i + 1] == '*')) {
+        const size_t line = LineStartIfBlank(s, i);
+        i = line == std::string_view::npos ? i + 2 : std::max(LeadingCommentEnd(s, i, line), i + 1);
+      } else {
+        ++i;
       }
-      if (c == '\n') {
-        line = i + 1, line_blank = true;
-      } else if (c != ' ' && c != '\t' && c != '\r') {
-        line_blank = false;
-      }
-      i = next;
       continue;
     }
-    line_blank = false;
     const size_t start = i;
     NormalHash h;
     for (; i < n && kChars.ident[p[i]]; ++i) h.Add(p[i]);
