@@ -132,9 +132,27 @@ Result<std::vector<std::string>> ScopesIn(const std::string& path, std::string_v
   return out;
 }
 
+const Result<std::vector<Finding>>& GateScans::Of(Form form, const std::string& path, std::string_view contents,
+                                                  const std::vector<arch::Arch>& targets) {
+  std::string arches;
+  for (const arch::Arch& a : targets) arches += a.name() + ",";
+  auto key = std::make_tuple(form, path, std::move(arches));
+  auto it = scans_.find(key);
+  if (it == scans_.end()) {
+    it = scans_
+             .emplace(std::move(key), form == Form::kCuda
+                                          ? scan::ScanFileGates(path, contents, targets, cuda::MacroEnv{})
+                                          : python::ScanPython(path, contents, targets))
+             .first;
+  }
+  return it->second;
+}
+
 Result<FilePlaces> LocateCudaGates(const rules::CudaGate& gate, const std::string& path, std::string_view contents,
-                                   const std::vector<arch::Arch>& targets) {
-  Result<std::vector<Finding>> findings = scan::ScanFileGates(path, contents, targets, cuda::MacroEnv{});
+                                   const std::vector<arch::Arch>& targets, GateScans* scans) {
+  GateScans once;
+  const Result<std::vector<Finding>>& findings =
+      (scans ? *scans : once).Of(GateScans::Form::kCuda, path, contents, targets);
   if (!findings) return findings.error();
   FilePlaces out;
   for (const Finding& f : *findings) {
@@ -160,8 +178,10 @@ Result<FilePlaces> LocateCudaGates(const rules::CudaGate& gate, const std::strin
 }
 
 Result<FilePlaces> LocatePythonGates(const rules::PythonGate& gate, const std::string& path, std::string_view contents,
-                                     const std::vector<arch::Arch>& targets) {
-  Result<std::vector<Finding>> findings = python::ScanPython(path, contents, targets);
+                                     const std::vector<arch::Arch>& targets, GateScans* scans) {
+  GateScans once;
+  const Result<std::vector<Finding>>& findings =
+      (scans ? *scans : once).Of(GateScans::Form::kPython, path, contents, targets);
   if (!findings) return findings.error();
   FilePlaces out;
   const python::AddMode mode =

@@ -2,12 +2,15 @@
 // the replacement that admits the targets, or marked satisfied when it already does.
 #pragma once
 
+#include <map>
 #include <string>
 #include <string_view>
+#include <tuple>
 #include <utility>
 #include <vector>
 
 #include "arch/arch.h"
+#include "gate/finding.h"
 #include "rules/rule.h"
 #include "util/result.h"
 
@@ -29,11 +32,26 @@ struct FilePlaces {
   std::vector<std::string> near_misses;  // what the file has that the edit did not select
 };
 
-// `path` is root-relative (for messages); `contents` the file's bytes.
+// The gate scans the locators read, kept per file, form and targets for a caller that locates
+// several edits in bytes that do not change between them (rule coverage over an audit: five
+// shipped edits select gates of flashinfer/gemm/gemm_base.py, each one scanned it). Not for a
+// plan, where an edit may see the bytes of the one before it.
+class GateScans {
+ public:
+  enum class Form { kCuda, kPython };
+  const Result<std::vector<Finding>>& Of(Form form, const std::string& path, std::string_view contents,
+                                         const std::vector<arch::Arch>& targets);
+
+ private:
+  std::map<std::tuple<Form, std::string, std::string>, Result<std::vector<Finding>>> scans_;
+};
+
+// `path` is root-relative (for messages); `contents` the file's bytes; `scans`, when given, the
+// scans of earlier calls on the same bytes.
 Result<FilePlaces> LocateCudaGates(const rules::CudaGate& gate, const std::string& path, std::string_view contents,
-                                   const std::vector<arch::Arch>& targets);
+                                   const std::vector<arch::Arch>& targets, GateScans* scans = nullptr);
 Result<FilePlaces> LocatePythonGates(const rules::PythonGate& gate, const std::string& path, std::string_view contents,
-                                     const std::vector<arch::Arch>& targets);
+                                     const std::vector<arch::Arch>& targets, GateScans* scans = nullptr);
 // `old` inside the scope's byte ranges: a Python def/class (nested code included) or a C/C++
 // function body, the whole file without a scope. An occurrence of `new` counts as satisfied.
 Result<FilePlaces> LocateReplacements(const rules::Replace& replace, const std::string& path,

@@ -26,11 +26,11 @@ bool Targets(const rules::Rule& rule, const arch::Arch& target) {
 }
 
 Result<FilePlaces> Locate(const rules::Edit& edit, const std::string& file, std::string_view contents,
-                          const std::vector<arch::Arch>& targets) {
+                          const std::vector<arch::Arch>& targets, GateScans& scans) {
   if (const auto* gate = std::get_if<rules::CudaGate>(&edit.action))
-    return LocateCudaGates(*gate, file, contents, targets);
+    return LocateCudaGates(*gate, file, contents, targets, &scans);
   if (const auto* gate = std::get_if<rules::PythonGate>(&edit.action))
-    return LocatePythonGates(*gate, file, contents, targets);
+    return LocatePythonGates(*gate, file, contents, targets, &scans);
   return FilePlaces{};
 }
 
@@ -68,6 +68,7 @@ std::vector<std::vector<std::string>> CoveringRules(const std::vector<rules::Rul
   std::map<std::string, std::optional<std::string>> contents;  // read each file once
   // Each edit located once per file: a file's findings share its places (was once per finding).
   std::map<std::pair<const rules::Edit*, std::string>, std::optional<FilePlaces>> located;
+  GateScans scans;  // and each file scanned once per rule targets, whatever its edits
   for (size_t w = 0; w < which.size(); ++w) {
     const Finding& f = findings[which[w]];
     for (const rules::Rule& rule : rules) {
@@ -79,7 +80,7 @@ std::vector<std::vector<std::string>> CoveringRules(const std::vector<rules::Rul
         if (!it->second) continue;
         auto at = located.find({&edit, f.file});
         if (at == located.end()) {
-          Result<FilePlaces> places = Locate(edit, f.file, *it->second, rule.targets);
+          Result<FilePlaces> places = Locate(edit, f.file, *it->second, rule.targets, scans);
           at = located
                    .emplace(std::make_pair(&edit, f.file),
                             places ? std::optional<FilePlaces>(std::move(*places)) : std::nullopt)
