@@ -222,6 +222,12 @@ class ChainBuilder {
 
 }  // namespace
 
+bool StartsIncludeDirective(std::string_view text) {
+  if (text.empty() || text[0] != '#') return false;
+  const size_t word = text.find_first_not_of(" \t", 1);
+  return word != std::string_view::npos && text.substr(word, 7) == "include";
+}
+
 DirectiveScan ReadDirectives(const std::vector<Token>& tokens, std::string_view contents, const std::string& file) {
   return ChainBuilder(tokens, contents, file).Build();
 }

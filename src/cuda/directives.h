@@ -63,6 +63,11 @@ struct DirectiveScan {
   std::vector<Error> problems;            // unbalanced #else/#elif/#endif, unterminated chains
 };
 
+// Whether `text` (from a line's first `#` on) is an `#include` (or `#include_next`) directive: its
+// names are a path, never a condition or a value, so the byte prefilter and the runtime scan skip
+// them (`#include <cutlass/arch/mma.h>` names `arch`).
+bool StartsIncludeDirective(std::string_view text);
+
 // Rebuilds the chains from the file's tokens (Lexer::Tokenize) and its bytes.
 DirectiveScan ReadDirectives(const std::vector<Token>& tokens, std::string_view contents, const std::string& file);
 

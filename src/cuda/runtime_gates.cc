@@ -13,6 +13,7 @@
 #include <clang-c/Index.h>
 #include <fmt/format.h>
 
+#include "cuda/directives.h"
 #include "cuda/header_constants.h"
 #include "cuda/runtime_eval.h"
 #include "cuda/runtime_relevance.h"
@@ -561,16 +562,14 @@ bool IsConfigSanityCheck(const Finding& f) { return UpperCase(f.text).find("CONF
 
 namespace {
 
-// Whether the token's line is an #include (`#include <cutlass/arch/mma.h>` lexes `arch` as an
-// identifier). A continuation line does not start with `#`: it stays a candidate.
+// Whether the token's line is an #include. A continuation line does not start with `#`: it
+// stays a candidate.
 bool OnIncludeLine(std::string_view contents, size_t offset) {
   const size_t newline = contents.rfind('\n', offset);
   const size_t start = newline == std::string_view::npos ? 0 : newline + 1;
-  std::string_view line = contents.substr(start, offset - start);
+  const std::string_view line = contents.substr(start, offset - start);
   const size_t hash = line.find_first_not_of(" \t");
-  if (hash == std::string_view::npos || line[hash] != '#') return false;
-  const size_t word = line.find_first_not_of(" \t", hash + 1);
-  return word != std::string_view::npos && line.substr(word, 7) == "include";
+  return hash != std::string_view::npos && StartsIncludeDirective(line.substr(hash));
 }
 
 // Whether tokens[i], a capability name, is used where it could be a value: not as a qualifier

@@ -3,6 +3,7 @@
 #include <array>
 #include <cstring>
 
+#include "cuda/directives.h"
 #include "cuda/runtime_gates.h"
 
 namespace archpatch::scan {
@@ -92,20 +93,6 @@ bool FollowsNamespace(std::string_view s, size_t start) {
          (end == kWord.size() || !kChars.ident[static_cast<unsigned char>(s[end - kWord.size() - 1])]);
 }
 
-// Where the line of an `#include` at `hash` ends (`#include <cutlass/arch/mma.h>` names `arch`
-// in a path, no gate of any kind); `hash` itself when the `#` starts no include line. A
-// continuation line does not start with `#`: it is read as usual.
-size_t IncludeLineEnd(std::string_view s, size_t hash) {
-  size_t start = hash;
-  while (start > 0 && (s[start - 1] == ' ' || s[start - 1] == '\t')) --start;
-  if (start > 0 && s[start - 1] != '\n') return hash;
-  size_t word = hash + 1;
-  while (word < s.size() && (s[word] == ' ' || s[word] == '\t')) ++word;
-  if (s.substr(word, 7) != "include") return hash;
-  const size_t newline = s.find('\n', word);
-  return newline == std::string_view::npos ? s.size() : newline;
-}
-
 // Whether the line before the one starting at `line` ends in a backslash: then `line` continues
 // it (a string, a comment or a macro spliced across the newline).
 bool ContinuesLine(std::string_view s, size_t line) {
@@ -119,6 +106,14 @@ size_t LineStartIfBlank(std::string_view s, size_t at) {
   size_t start = at;
   while (start > 0 && (s[start - 1] == ' ' || s[start - 1] == '\t' || s[start - 1] == '\r')) --start;
   return start == 0 || s[start - 1] == '\n' ? start : std::string_view::npos;
+}
+
+// Where the line of an `#include` at `hash` ends (no kind reads its names:
+// cuda::StartsIncludeDirective); `hash` itself when the `#` starts no include line. A
+// continuation line does not start with `#`: it is read as usual.
+size_t IncludeLineEnd(std::string_view s, size_t hash) {
+  if (LineStartIfBlank(s, hash) == std::string_view::npos || !cuda::StartsIncludeDirective(s.substr(hash))) return hash;
+  return std::min(s.find('\n', hash), s.size());
 }
 
 // Where a comment that opens a line ends (`slash`: its first byte, the line's first but blanks),
