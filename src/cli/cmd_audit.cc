@@ -108,10 +108,10 @@ nlohmann::ordered_json ErrorJson(const Error& e) {
 
 // Streamed (report/json_stream.h): each finding's JSON is made and printed in turn, never the whole
 // document at once; the bytes are those of the document's dump(2).
-void PrintJson(const scan::AuditReport& report, const std::vector<gate::Group>& groups,
+void PrintJson(const scan::AuditReport& report, const std::vector<gate::Group>& groups, int jobs,
                const nlohmann::ordered_json& binaries = nullptr,
                const std::vector<env::RecordMismatch>* mismatches = nullptr) {
-  report::JsonObjectStream json(stdout);
+  report::JsonObjectStream json(stdout, jobs);
   json.Member("arch", report.arches.front().name());
   nlohmann::ordered_json against = nlohmann::ordered_json::array();
   for (size_t a = 1; a < report.arches.size(); ++a) against.push_back(report.arches[a].name());
@@ -228,14 +228,14 @@ int RunAudit(const Context&, const std::vector<std::string>& args) {
     }
   }
   std::vector<gate::Group> groups = scan::BuildGroups(report->findings, options.paths);
-  scan::LinkAndMarkPrebuilt(report->findings, groups, options.paths, options.target);
-  plan::MarkCoveredByShippedRules(groups, report->findings, options.target);
+  scan::LinkAndMarkPrebuilt(report->findings, groups, options.paths, options.target, scan::WorkerCount(options.jobs));
+  plan::MarkCoveredByShippedRules(groups, report->findings, options.target, scan::WorkerCount(options.jobs));
   if (Status marked = plan::MarkShippedKnownUnsafe(groups, report->findings, options.target); !marked) {
     fmt::print(stderr, "archpatch: warning: {}; no root cause is marked 'do not widen'\n", marked.error().str());
   }
   if (parsed.vars.count("json")) {
-    PrintJson(*report, groups, binaries ? binary::ToJson(*binaries) : nlohmann::ordered_json(),
-              mismatches ? &*mismatches : nullptr);
+    PrintJson(*report, groups, scan::WorkerCount(options.jobs),
+              binaries ? binary::ToJson(*binaries) : nlohmann::ordered_json(), mismatches ? &*mismatches : nullptr);
   } else if (parsed.vars.count("sarif")) {
     PrintSarif(*report, groups);
   } else {

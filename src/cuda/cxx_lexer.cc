@@ -101,6 +101,10 @@ class RawLexer {
 
   // getCharAndSize: the character at p once backslash-newlines are spliced out, and its bytes.
   char CharAt(size_t p, size_t& size) const {
+    if (p < n_ && s_[p] != '\\') [[likely]] {  // nearly every byte: no splice to look for
+      size = 1;
+      return s_[p];
+    }
     size_t q = p;
     while (At(q) == '\\') {
       const size_t splice = EscapedNewlineSize(q + 1);

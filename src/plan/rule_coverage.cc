@@ -10,6 +10,7 @@
 #include "plan/locate.h"
 #include "rules/loader.h"
 #include "util/input_file.h"
+#include "util/parallel.h"
 
 namespace archpatch::plan {
 namespace {
@@ -61,33 +62,69 @@ bool EditFileMatches(const std::string& glob, const std::string& file) {
   return false;
 }
 
+namespace {
+
+// Where each (edit, file) pair a root's file matches places its gates, nullopt when the file
+// cannot be read or located. Files go to the workers (each with its own GateScans: a scan is
+// only ever shared by the edits of one file); rule coverage was most of an audit's serial tail.
+using Located = std::map<std::pair<const rules::Edit*, std::string>, std::optional<FilePlaces>>;
+using EditsOfFile = std::vector<std::pair<const rules::Edit*, const rules::Rule*>>;
+
+Located LocateAll(const std::map<std::string, EditsOfFile>& by_file, int jobs) {
+  std::vector<const std::pair<const std::string, EditsOfFile>*> files;
+  for (const auto& entry : by_file) files.push_back(&entry);
+  std::vector<std::vector<std::pair<const rules::Edit*, std::optional<FilePlaces>>>> found(files.size());
+  ParallelFor(files.size(), jobs, [&](size_t k) {
+    const auto& [file, edits] = *files[k];
+    const std::optional<std::string> contents = Slurp(file);
+    GateScans scans;
+    for (const auto& [edit, rule] : edits) {
+      std::optional<FilePlaces> places;
+      if (contents) {
+        Result<FilePlaces> at = Locate(*edit, file, *contents, rule->targets, scans);
+        if (at) places = std::move(*at);
+      }
+      found[k].emplace_back(edit, std::move(places));
+    }
+  });
+  Located out;
+  for (size_t k = 0; k < files.size(); ++k) {
+    for (auto& [edit, places] : found[k]) out.emplace(std::make_pair(edit, files[k]->first), std::move(places));
+  }
+  return out;
+}
+
+}  // namespace
+
 std::vector<std::vector<std::string>> CoveringRules(const std::vector<rules::Rule>& rules,
                                                     const std::vector<Finding>& findings,
-                                                    const std::vector<size_t>& which, const arch::Arch& target) {
-  std::vector<std::vector<std::string>> out(which.size());
-  std::map<std::string, std::optional<std::string>> contents;  // read each file once
+                                                    const std::vector<size_t>& which, const arch::Arch& target,
+                                                    int jobs) {
   // Each edit located once per file: a file's findings share its places (was once per finding).
-  std::map<std::pair<const rules::Edit*, std::string>, std::optional<FilePlaces>> located;
-  GateScans scans;  // and each file scanned once per rule targets, whatever its edits
+  std::map<std::string, EditsOfFile> by_file;
+  for (size_t w : which) {
+    const std::string& file = findings[w].file;
+    for (const rules::Rule& rule : rules) {
+      if (!Targets(rule, target)) continue;
+      for (const rules::Edit& edit : rule.edits) {
+        if (!EditFileMatches(edit.file, file)) continue;
+        EditsOfFile& edits = by_file[file];
+        if (std::none_of(edits.begin(), edits.end(), [&](const auto& e) { return e.first == &edit; })) {
+          edits.emplace_back(&edit, &rule);
+        }
+      }
+    }
+  }
+  const Located located = LocateAll(by_file, jobs);
+  std::vector<std::vector<std::string>> out(which.size());
   for (size_t w = 0; w < which.size(); ++w) {
     const Finding& f = findings[which[w]];
     for (const rules::Rule& rule : rules) {
       if (!Targets(rule, target)) continue;
       for (const rules::Edit& edit : rule.edits) {
-        if (!EditFileMatches(edit.file, f.file)) continue;
-        auto it = contents.find(f.file);
-        if (it == contents.end()) it = contents.emplace(f.file, Slurp(f.file)).first;
-        if (!it->second) continue;
         auto at = located.find({&edit, f.file});
-        if (at == located.end()) {
-          Result<FilePlaces> places = Locate(edit, f.file, *it->second, rule.targets, scans);
-          at = located
-                   .emplace(std::make_pair(&edit, f.file),
-                            places ? std::optional<FilePlaces>(std::move(*places)) : std::nullopt)
-                   .first;
-        }
-        const std::optional<FilePlaces>& places = at->second;
-        if (places && Selects(*places, f) && std::find(out[w].begin(), out[w].end(), rule.id) == out[w].end()) {
+        if (at == located.end() || !at->second) continue;
+        if (Selects(*at->second, f) && std::find(out[w].begin(), out[w].end(), rule.id) == out[w].end()) {
           out[w].push_back(rule.id);
         }
       }
@@ -97,12 +134,12 @@ std::vector<std::vector<std::string>> CoveringRules(const std::vector<rules::Rul
 }
 
 void MarkCoveredByShippedRules(std::vector<gate::Group>& groups, const std::vector<Finding>& findings,
-                               const arch::Arch& target) {
+                               const arch::Arch& target, int jobs) {
   const std::vector<rules::Rule> shipped = ShippedRules();
   if (shipped.empty()) return;
   std::vector<size_t> roots;
   for (const gate::Group& g : groups) roots.push_back(g.root);
-  std::vector<std::vector<std::string>> covered = CoveringRules(shipped, findings, roots, target);
+  std::vector<std::vector<std::string>> covered = CoveringRules(shipped, findings, roots, target, jobs);
   for (size_t i = 0; i < groups.size(); ++i) groups[i].covered_by = std::move(covered[i]);
 }
 

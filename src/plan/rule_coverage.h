@@ -22,14 +22,16 @@ std::vector<rules::Rule> ShippedRules();
 // at a '/' boundary ("flashinfer/jit/comm.py" matches "tree/flashinfer/jit/comm.py").
 bool EditFileMatches(const std::string& glob, const std::string& file);
 
-// For each finding of `which`, the ids of the rules (among `rules`) that cover it.
+// For each finding of `which`, the ids of the rules (among `rules`) that cover it; the files are
+// read and located on `jobs` threads.
 std::vector<std::vector<std::string>> CoveringRules(const std::vector<rules::Rule>& rules,
                                                     const std::vector<Finding>& findings,
-                                                    const std::vector<size_t>& which, const arch::Arch& target);
+                                                    const std::vector<size_t>& which, const arch::Arch& target,
+                                                    int jobs);
 
 // Each root cause a shipped rule edits names the rule (`covered_by`), so the report can say what
 // `archpatch apply` would fix. Nothing when no rules are shipped.
 void MarkCoveredByShippedRules(std::vector<gate::Group>& groups, const std::vector<Finding>& findings,
-                               const arch::Arch& target);
+                               const arch::Arch& target, int jobs);
 
 }  // namespace archpatch::plan

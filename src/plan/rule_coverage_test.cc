@@ -29,7 +29,7 @@ TEST(RuleCoverage, TheExampleRuleCoversTheGateItEditsOnly) {
   ASSERT_TRUE(report.ok());
   std::vector<size_t> all;
   for (size_t i = 0; i < report->findings.size(); ++i) all.push_back(i);
-  auto covered = CoveringRules({*rule}, report->findings, all, o.target);
+  auto covered = CoveringRules({*rule}, report->findings, all, o.target, /*jobs=*/2);
   bool allreduce = false, multinode = false;
   for (size_t i = 0; i < all.size(); ++i) {
     const Finding& f = report->findings[i];

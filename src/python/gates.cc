@@ -127,6 +127,7 @@ std::vector<Gate> Recognizer::Run() {
 }
 
 Provenance Recognizer::Lookup(const std::vector<std::string>& scope, std::string_view name) const {
+  if (provenance_.empty()) return Provenance::kNone;  // most modules read no capability at all
   // The ScopeName of the first n parts, innermost first, is a prefix of the whole one: its length
   // is counted instead of each outer scope being copied and joined again.
   std::vector<size_t> lengths = {0};

@@ -44,9 +44,10 @@ class Summarizer {
   }
 
   ModuleSummary Run() {
+    std::string scope;  // of the line before, joined again only when it changes
     for (size_t k = 0; k < lines_.size(); ++k) {
       const LogicalLine& l = lines_[k];
-      const std::string scope = ScopeName(l.scope);
+      if (k == 0 || l.scope != lines_[k - 1].scope) scope = ScopeName(l.scope);
       if (ts_.Is(l.first, "import") || ts_.Is(l.first, "from"))
         Import(l);
       else if (ts_.Is(l.first, "def") || (ts_.Is(l.first, "async") && ts_.Is(l.first + 1, "def")))

@@ -1,6 +1,7 @@
 #include "python/tokenizer.h"
 
 #include <algorithm>
+#include <array>
 #include <cctype>
 #include <optional>
 
@@ -342,7 +343,18 @@ class Lexer {
 
   // The length of the longest operator `rest` starts with, 0 for none. The first byte rules out
   // nearly every candidate before a compare: a third of all tokens are operators.
+  // Most operators are one byte followed by a byte no longer operator has second ("(", ", "):
+  // those skip the lists.
   static size_t OperatorLength(std::string_view rest) {
+    static const std::array<bool, 256> kSecondBytes = [] {
+      std::array<bool, 256> second{};
+      for (std::string_view op : kOps2) second[static_cast<unsigned char>(op[1])] = true;
+      for (std::string_view op : kOps3) second[static_cast<unsigned char>(op[1])] = true;
+      return second;
+    }();
+    if (rest.size() < 2 || !kSecondBytes[static_cast<unsigned char>(rest[1])]) {
+      return kOps1.find(rest[0]) != std::string_view::npos ? 1 : 0;
+    }
     auto starts = [&](std::string_view op) { return rest[0] == op[0] && rest.starts_with(op); };
     if (std::any_of(std::begin(kOps3), std::end(kOps3), starts)) return 3;
     if (std::any_of(std::begin(kOps2), std::end(kOps2), starts)) return 2;

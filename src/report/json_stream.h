@@ -3,6 +3,7 @@
 // document first (on a whole environment that document was most of the peak memory).
 #pragma once
 
+#include <algorithm>
 #include <cstdio>
 #include <functional>
 #include <string_view>
@@ -13,13 +14,15 @@ namespace archpatch::report {
 
 class JsonObjectStream {
  public:
-  explicit JsonObjectStream(std::FILE* out) : out_(out) {}
+  // `jobs` threads make an array's elements (element() must be safe to call from several).
+  explicit JsonObjectStream(std::FILE* out, int jobs = 1) : out_(out), jobs_(std::max(1, jobs)) {}
   JsonObjectStream(const JsonObjectStream&) = delete;
   JsonObjectStream& operator=(const JsonObjectStream&) = delete;
 
   // `"key": value`, the value indented as a member.
   void Member(std::string_view key, const nlohmann::ordered_json& value);
-  // `"key": [ ... ]` with `count` elements, element(i) made only when it is written.
+  // `"key": [ ... ]` with `count` elements, element(i) made shortly before it is written (a
+  // batch at a time).
   void ArrayMember(std::string_view key, size_t count, const std::function<nlohmann::ordered_json(size_t)>& element);
   // The closing brace and a newline (`{}` when nothing was written).
   void Close();
@@ -29,6 +32,7 @@ class JsonObjectStream {
   void Indented(const nlohmann::ordered_json& value, std::string_view indent);
 
   std::FILE* out_;
+  int jobs_;
   bool first_ = true;
 };
 

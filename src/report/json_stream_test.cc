@@ -13,12 +13,12 @@ using Json = nlohmann::ordered_json;
 
 // What `write` prints through a JsonObjectStream, read back from a memory stream.
 template <class F>
-std::string Streamed(F write) {
+std::string Streamed(F write, int jobs = 1) {
   char* buffer = nullptr;
   size_t size = 0;
   std::FILE* out = open_memstream(&buffer, &size);
   {
-    JsonObjectStream json(out);
+    JsonObjectStream json(out, jobs);
     write(json);
     json.Close();
   }
@@ -53,6 +53,24 @@ TEST(JsonObjectStream, SameBytesAsTheWholeDocumentsDump) {
     json.Member("files_scanned", 12);
   });
   EXPECT_EQ(streamed, doc.dump(2) + "\n");
+}
+
+// Several threads make the elements, batch by batch; the bytes and their order stay the dump's.
+TEST(JsonObjectStream, ElementsMadeByWorkersPrintInOrder) {
+  Json findings = Json::array();
+  for (int i = 0; i < 1000; ++i) {
+    findings.push_back({{"file", "f" + std::to_string(i) + ".cu"}, {"line", i}, {"verdict", {{"sm_120", "false"}}}});
+  }
+  Json doc;
+  doc["findings"] = findings;
+  for (int jobs : {2, 7}) {
+    const std::string streamed = Streamed(
+        [&](JsonObjectStream& json) {
+          json.ArrayMember("findings", findings.size(), [&](size_t i) { return findings[i]; });
+        },
+        jobs);
+    EXPECT_EQ(streamed, doc.dump(2) + "\n") << jobs << " jobs";
+  }
 }
 
 TEST(JsonObjectStream, AnEmptyObjectIsBraces) {

@@ -59,6 +59,9 @@ struct AuditReport {
 };
 
 // The arches findings carry verdicts for: the target, then --against or the rest of the table.
+// The worker threads for AuditOptions::jobs: as many as asked, or one per core for 0.
+int WorkerCount(int jobs);
+
 std::vector<arch::Arch> VerdictArches(const arch::Arch& target, const std::vector<arch::Arch>& against);
 
 // Whether a finding keeps `target` out where another of `others` gets in: false on the target,

@@ -43,7 +43,7 @@ class FilePassRun {
       : options_(options), env_(env), findings_(findings), gated_(std::move(gated)), out_(gated_.size()) {}
 
   std::vector<PassOutput> Run() {
-    int jobs = options_.jobs > 0 ? options_.jobs : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+    int jobs = WorkerCount(options_.jobs);
     jobs = std::min<int>(jobs, std::max<size_t>(1, gated_.size()));
     std::vector<std::thread> threads;
     for (int j = 1; j < jobs; ++j) threads.emplace_back([this] { Work(); });

@@ -9,6 +9,7 @@
 #include "python/syntax.h"
 #include "python/tokenizer.h"
 #include "util/input_file.h"
+#include "util/parallel.h"
 
 namespace archpatch::scan {
 namespace {
@@ -220,17 +221,24 @@ std::vector<gate::PrebuiltArtifacts> LinkPlace(const std::string& file, std::str
   return place.prebuilt;
 }
 
-void LinkPrebuilt(std::vector<Finding>& findings, const ArtifactIndex& index, const arch::Arch& target) {
+void LinkPrebuilt(std::vector<Finding>& findings, const ArtifactIndex& index, const arch::Arch& target, int jobs) {
   if (index.empty()) return;
   std::map<std::string, std::vector<Finding*>> by_file;
   for (Finding& f : findings) {
     if (f.kind == gate::Kind::kPythonGate || f.kind == gate::Kind::kCppRuntimeGate) by_file[f.file].push_back(&f);
   }
-  for (const auto& [file, mine] : by_file) {
+  // Files on the workers: each links only its own findings.
+  const std::vector<std::pair<const std::string, std::vector<Finding*>>*> files = [&] {
+    std::vector<std::pair<const std::string, std::vector<Finding*>>*> out;
+    for (auto& entry : by_file) out.push_back(&entry);
+    return out;
+  }();
+  ParallelFor(files.size(), jobs, [&](size_t k) {
+    const auto& [file, mine] = *files[k];
     const bool python = std::any_of(mine.begin(), mine.end(), [](const Finding* f) { return f->python(); });
     Result<std::string> source = python ? ReadInputFile(file, kMaxSourceBytes) : std::string();
     LinkOneFile(mine, file, source ? *source : std::string(), index, target);
-  }
+  });
 }
 
 void MarkPrebuiltGroups(std::vector<gate::Group>& groups, const std::vector<Finding>& findings,
@@ -256,10 +264,10 @@ void MarkPrebuiltGroups(std::vector<gate::Group>& groups, const std::vector<Find
 }
 
 void LinkAndMarkPrebuilt(std::vector<Finding>& findings, std::vector<gate::Group>& groups,
-                         const std::vector<std::string>& paths, const arch::Arch& target) {
+                         const std::vector<std::string>& paths, const arch::Arch& target, int jobs) {
   const ArtifactIndex index = IndexArtifacts(paths);
   if (index.empty()) return;
-  LinkPrebuilt(findings, index, target);
+  LinkPrebuilt(findings, index, target, jobs);
   MarkPrebuiltGroups(groups, findings, target);
 }
 

@@ -34,8 +34,9 @@ void LinkFilePrebuilt(std::vector<Finding>& findings, const std::string& file, s
 std::vector<gate::PrebuiltArtifacts> LinkPlace(const std::string& file, std::string_view source, size_t offset,
                                                const ArtifactIndex& index, const arch::Arch& target);
 
-// Every finding, each file read once (only files that name a loader, or hold a C++ check).
-void LinkPrebuilt(std::vector<Finding>& findings, const ArtifactIndex& index, const arch::Arch& target);
+// Every finding, each file read once (only files that name a loader, or hold a C++ check), the
+// files spread over `jobs` threads.
+void LinkPrebuilt(std::vector<Finding>& findings, const ArtifactIndex& index, const arch::Arch& target, int jobs);
 
 // Copies the links of each group's root and places into Group::prebuilt and makes its widen
 // verdict widen-unsafe when no image runs on the target, unknown (from widen-safe) when the
@@ -45,6 +46,6 @@ void MarkPrebuiltGroups(std::vector<gate::Group>& groups, const std::vector<Find
 
 // The whole step audit and suggest run after scan::BuildGroups: index `paths`, link, mark.
 void LinkAndMarkPrebuilt(std::vector<Finding>& findings, std::vector<gate::Group>& groups,
-                         const std::vector<std::string>& paths, const arch::Arch& target);
+                         const std::vector<std::string>& paths, const arch::Arch& target, int jobs);
 
 }  // namespace archpatch::scan

@@ -76,7 +76,7 @@ TEST(LinkFilePrebuilt, AGateInsideTheGeneratorAndACppCheckInASourceItCompiles) {
   Finding directive = check;
   directive.kind = gate::Kind::kCudaGate;  // decides what is compiled, not what is loaded
   std::vector<Finding> cpp = {check, directive};
-  LinkPrebuilt(cpp, index, kSm120);
+  LinkPrebuilt(cpp, index, kSm120, /*jobs=*/2);
   EXPECT_EQ(cpp[0].prebuilt.size(), 1u);
   EXPECT_TRUE(cpp[1].prebuilt.empty());
 }

@@ -37,8 +37,8 @@ Result<Audited> AuditEnvironment(const env::Environment& env, const SuggestOptio
   if (!report) return report.error();
   Audited out{std::move(report->findings), {}};
   out.groups = scan::BuildGroups(out.findings, options.paths);
-  scan::LinkAndMarkPrebuilt(out.findings, out.groups, options.paths, o.target);
-  plan::MarkCoveredByShippedRules(out.groups, out.findings, o.target);
+  scan::LinkAndMarkPrebuilt(out.findings, out.groups, options.paths, o.target, scan::WorkerCount(o.jobs));
+  plan::MarkCoveredByShippedRules(out.groups, out.findings, o.target, scan::WorkerCount(o.jobs));
   const Result<std::vector<plan::KnownUnsafe>>& unsafe = plan::ShippedKnownUnsafe();
   if (!unsafe) return Error{fmt::format("{} (suggest needs the known-unsafe list)", unsafe.error().str()), {}};
   plan::MarkKnownUnsafe(out.groups, out.findings, *unsafe, o.target);
