@@ -43,7 +43,8 @@ class ClangLexerOracle {
       clang_getFileLocation(clang_getRangeStart(extent), nullptr, nullptr, nullptr, &b);
       clang_getFileLocation(clang_getRangeEnd(extent), nullptr, nullptr, nullptr, &e);
       if (b < kPrefix.size() || e > kPrefix.size() + contents.size()) continue;
-      tokens.push_back({KindOf(clang_getTokenKind(raw[i])), b - kPrefix.size(), e - kPrefix.size()});
+      tokens.push_back({KindOf(clang_getTokenKind(raw[i])), static_cast<uint32_t>(b - kPrefix.size()),
+                        static_cast<uint32_t>(e - kPrefix.size())});
     }
     clang_disposeTokens(unit_, raw, count);
     return tokens;

@@ -8,6 +8,7 @@
 #include "cuda/cxx_keywords.h"
 #include "cuda/tokens.h"
 #include "util/identifier.h"
+#include "util/input_file.h"
 
 namespace archpatch::cuda {
 namespace {
@@ -472,7 +473,7 @@ bool RawLexer::Next(Token& t) {
     size_t cur = start + size;
     Kind kind = Kind::kPunctuation;
     const auto token = [&](Kind k, size_t end) {
-      t = Token{k, start, end};
+      t = Token{k, static_cast<uint32_t>(start), static_cast<uint32_t>(end)};
       pos_ = end;
       return true;
     };
@@ -537,6 +538,12 @@ bool RawLexer::Next(Token& t) {
 
 }  // namespace
 
-std::vector<Token> Tokenize(std::string_view contents) { return RawLexer(contents).Run(); }
+static_assert(kMaxSourceBytes <= kMaxTokenizedBytes, "a source audit reads must fit Token's offsets");
+
+std::vector<Token> Tokenize(std::string_view contents) {
+  // Token offsets are 32 bits (tokens.h); every caller's source is bounded far below that.
+  if (contents.size() > kMaxTokenizedBytes) return {};
+  return RawLexer(contents).Run();
+}
 
 }  // namespace archpatch::cuda

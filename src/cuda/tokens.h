@@ -5,16 +5,19 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <string_view>
 #include <vector>
 
 namespace archpatch::cuda {
 
+// 12 bytes: a file's tokens take three times its size, not six (every pass over them reads
+// less memory); offsets fit 32 bits because no source read is larger than kMaxSourceBytes.
 struct Token {
-  enum class Kind { kPunctuation, kKeyword, kIdentifier, kLiteral, kComment };
+  enum class Kind : uint8_t { kPunctuation, kKeyword, kIdentifier, kLiteral, kComment };
   Kind kind = Kind::kPunctuation;
-  size_t begin = 0;  // byte offsets into the file, half-open
-  size_t end = 0;
+  uint32_t begin = 0;  // byte offsets into the file, half-open
+  uint32_t end = 0;
   std::string_view Spelling(std::string_view contents) const { return contents.substr(begin, end - begin); }
 };
 
@@ -28,6 +31,8 @@ struct Token {
 // consults the full XID_Start table; the two differ only on rare symbols outside comments and
 // strings). Linear in the size of `contents`.
 std::vector<Token> Tokenize(std::string_view contents);
+// Larger contents give no tokens (offsets are 32 bits); sources are read up to kMaxSourceBytes.
+inline constexpr size_t kMaxTokenizedBytes = UINT32_MAX - 1;
 
 // Offsets to 1-based line and byte column: one index per file, built in one pass over its bytes
 // (memchr), each look-up a binary search, so no pass counts lines from the start of the file.

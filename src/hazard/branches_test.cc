@@ -80,7 +80,9 @@ TEST(Branches, SkippedRangesAreFoundByBinarySearch) {
   ParsedSource source;
   source.contents = "0123456789abcdef";
   source.skipped = {{2, 4}, {8, 12}};
-  auto token = [](size_t b, size_t e) { return Token{Token::Kind::kIdentifier, b, e}; };
+  auto token = [](size_t b, size_t e) {
+    return Token{Token::Kind::kIdentifier, static_cast<uint32_t>(b), static_cast<uint32_t>(e)};
+  };
   EXPECT_TRUE(source.Skipped(token(2, 4)));
   EXPECT_TRUE(source.Skipped(token(9, 11)));
   EXPECT_FALSE(source.Skipped(token(4, 5)));

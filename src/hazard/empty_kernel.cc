@@ -21,7 +21,7 @@ class SpanSet {
     for (const auto& span : spans_) reach_.push_back(reach = std::max(reach, span.second));
   }
   bool Holds(const Token& t) const {
-    auto after = std::upper_bound(spans_.begin(), spans_.end(), std::make_pair(t.begin, SIZE_MAX));
+    auto after = std::upper_bound(spans_.begin(), spans_.end(), std::make_pair(size_t{t.begin}, SIZE_MAX));
     return after != spans_.begin() && reach_[after - spans_.begin() - 1] >= t.end;
   }
 

@@ -68,8 +68,8 @@ std::vector<Token> AllTokens(CXTranslationUnit tu, CXFile file, size_t size) {
   tokens.reserve(count);
   for (unsigned i = 0; i < count; ++i) {
     CXSourceRange extent = clang_getTokenExtent(tu, raw[i]);
-    tokens.push_back({KindOf(clang_getTokenKind(raw[i])), OffsetOf(clang_getRangeStart(extent)),
-                      OffsetOf(clang_getRangeEnd(extent))});
+    tokens.push_back({KindOf(clang_getTokenKind(raw[i])), static_cast<uint32_t>(OffsetOf(clang_getRangeStart(extent))),
+                      static_cast<uint32_t>(OffsetOf(clang_getRangeEnd(extent)))});
   }
   clang_disposeTokens(tu, raw, count);
   return tokens;
@@ -213,7 +213,7 @@ std::string BlankIncludes(std::string_view contents) { return BlankDirectiveLine
 
 bool ParsedSource::Skipped(const Token& t) const {
   // The ranges are disjoint and sorted: only the last one starting at or before the token can hold it.
-  auto after = std::upper_bound(skipped.begin(), skipped.end(), std::make_pair(t.begin, SIZE_MAX));
+  auto after = std::upper_bound(skipped.begin(), skipped.end(), std::make_pair(size_t{t.begin}, SIZE_MAX));
   return after != skipped.begin() && std::prev(after)->second >= t.end;
 }
 

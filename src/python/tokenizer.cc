@@ -73,7 +73,8 @@ class Lexer {
   char At(size_t p) const { return p < src_.size() ? src_[p] : '\0'; }
 
   void Emit(TokenKind kind, size_t begin, size_t end, int line, size_t line_start, bool fstring = false) {
-    tokens_.push_back(Token{kind, begin, end, line, static_cast<int>(begin - line_start) + 1, fstring});
+    tokens_.push_back(Token{kind, fstring, static_cast<uint32_t>(begin), static_cast<uint32_t>(end), line,
+                            static_cast<int>(begin - line_start) + 1});
     if (kind != TokenKind::kNewline && kind != TokenKind::kIndent && kind != TokenKind::kDedent) {
       line_has_tokens_ = true;
     }
@@ -437,6 +438,7 @@ std::string_view StringBody(std::string_view text) {
 }
 
 Result<std::vector<Token>> Tokenize(const std::string& file, std::string_view source) {
+  if (source.size() > UINT32_MAX - 1) return Error{"source too large to tokenize", Location{file, 0, 0}};
   return Lexer(file, source).Run();
 }
 
