@@ -195,6 +195,7 @@ class AuditRun {
     const std::string& path = files_[index];
     if (names_ && KindOf(path) == FileKind::kPython) return;  // later rounds re-evaluate #if chains only
     if (round_ == Round::kDefinitions && DefineAgain(index, out)) return;
+    if (names_ && !store_.MayMention(index, *names_)) return;  // its directives name none of them
     thread_local FileBytes file;
     const size_t size = SizeOnDisk(path);
     const size_t taken = budget_.Take(size);
@@ -238,6 +239,7 @@ class AuditRun {
         chains = std::move(scanned->summary.chains);
       }
     } else {
+      if (!names_) store_.KeepNames(index, DirectiveNames::Of(contents));
       if (names_ && !MentionsAnyName(contents, *names_)) return;
       if (names_) out.rescanned.push_back(path);
       cuda::GateKinds kinds = options_.prefilter ? prefilter_.Check(contents) : cuda::GateKinds{};

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "cuda/directives.h"
+#include "scan/directive_names.h"
 
 namespace archpatch::scan {
 
@@ -27,12 +28,20 @@ class DirectiveStore {
 
   // `limit`: bytes of directives kept in all (tests give a small one).
   explicit DirectiveStore(size_t files, size_t limit = kLimit)
-      : limit_(limit), known_(files, Known::kUnread), scans_(files) {}
+      : limit_(limit), known_(files, Known::kUnread), scans_(files), names_(files) {}
 
   // After a scan of file `index` that read its directives. Safe beside other workers' calls for
   // other files. Past kLimit bytes kept in all, a file's directives are dropped (kUnread: a round
   // reads the file again).
   void Keep(size_t index, std::shared_ptr<const cuda::DirectiveScan> scan, bool defines);
+
+  // After the first round read file `index` (every C/C++ file it could read): the names its
+  // directives may hold. Safe beside other workers' calls for other files.
+  void KeepNames(size_t index, DirectiveNames names) { names_[index] = std::move(names); }
+  // False when no directive of file `index` can name one of `names`: a later round need not read it.
+  bool MayMention(size_t index, const std::set<std::string, std::less<>>& names) const {
+    return names_[index].MayMention(names);
+  }
 
   Known Of(size_t index) const { return known_[index]; }
   const cuda::DirectiveScan& Scan(size_t index) const { return *scans_[index]; }
@@ -44,6 +53,7 @@ class DirectiveStore {
   const size_t limit_;
   std::vector<Known> known_;
   std::vector<std::shared_ptr<const cuda::DirectiveScan>> scans_;
+  std::vector<DirectiveNames> names_;
   std::atomic<size_t> bytes_{0};
 };
 

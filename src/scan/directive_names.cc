@@ -1,0 +1,76 @@
+#include "scan/directive_names.h"
+
+#include <algorithm>
+#include <functional>
+
+#include "util/identifier.h"
+
+namespace archpatch::scan {
+namespace {
+
+uint32_t Hash(std::string_view name) { return static_cast<uint32_t>(std::hash<std::string_view>{}(name)); }
+
+// Whether the physical line [begin, end) goes on into the next one: it ends in a backslash
+// (blanks and a CR may follow it), or a block comment opened on it is still open at its end
+// (`open` carries that from line to line; a `/*` inside a string only makes the superset larger).
+bool Continues(std::string_view s, size_t begin, size_t end, bool& open) {
+  for (size_t i = begin; i + 1 < end; ++i) {
+    if (!open && s[i] == '/' && s[i + 1] == '*')
+      open = true, ++i;
+    else if (open && s[i] == '*' && s[i + 1] == '/')
+      open = false, ++i;
+  }
+  size_t last = end;
+  while (last > begin && (s[last - 1] == ' ' || s[last - 1] == '\t' || s[last - 1] == '\r')) --last;
+  return open || (last > begin && s[last - 1] == '\\');
+}
+
+// The end of the directive-like region that starts with the line at `begin`.
+size_t RegionEnd(std::string_view s, size_t begin) {
+  bool open = false;
+  while (true) {
+    const size_t newline = std::min(s.find('\n', begin), s.size());
+    if (newline == s.size() || !Continues(s, begin, newline, open)) return newline;
+    begin = newline + 1;
+  }
+}
+
+bool MarksDirective(std::string_view s, size_t at) {
+  return s[at] == '#' || (s[at] == '%' && at + 1 < s.size() && (s[at + 1] == ':' || s[at + 1] == '\\'));
+}
+
+}  // namespace
+
+DirectiveNames DirectiveNames::Of(std::string_view s) {
+  DirectiveNames out;
+  out.known_ = true;
+  size_t at = 0;
+  while (at < s.size()) {
+    const size_t mark = s.find_first_of("#%", at);
+    if (mark == std::string_view::npos) break;
+    if (!MarksDirective(s, mark)) {
+      at = mark + 1;
+      continue;
+    }
+    const size_t line = s.rfind('\n', mark) == std::string_view::npos ? 0 : s.rfind('\n', mark) + 1;
+    const size_t end = RegionEnd(s, line);
+    ForEachIdentifier(s.substr(line, end - line), [&](std::string_view name, size_t) {
+      out.hashes_.push_back(Hash(name));
+      return false;
+    });
+    at = end;
+  }
+  std::sort(out.hashes_.begin(), out.hashes_.end());
+  out.hashes_.erase(std::unique(out.hashes_.begin(), out.hashes_.end()), out.hashes_.end());
+  out.hashes_.shrink_to_fit();
+  return out;
+}
+
+bool DirectiveNames::MayMention(const std::set<std::string, std::less<>>& names) const {
+  if (!known_) return true;
+  return std::any_of(names.begin(), names.end(), [&](const std::string& name) {
+    return std::binary_search(hashes_.begin(), hashes_.end(), Hash(name));
+  });
+}
+
+}  // namespace archpatch::scan

@@ -1,0 +1,39 @@
+// The names a later round of package macros (scan/audit.cc) may find in a file, kept from the
+// first round so that a file none of whose directives can name a package macro is not read
+// again: the first round reads every C/C++ file; each later round read all those it had not
+// lexed once more (1,503 of CUTLASS + FlashInfer's 2,743 files, three times), only to find most
+// mention none of the round's macros.
+//
+// A package macro changes a file's findings only through its directives: an #if, #elif, #ifdef or
+// #ifndef condition, or a #define that later directives read (NV_IF_TARGET queries are the
+// compiler's own macros, which never become package macros). So the names kept are those of
+// every line that may be part of a directive, a superset: each line holding `#`, `%:` (the
+// digraph) or `%\` (the digraph split by a splice), with the lines a backslash continues and up
+// to the end of a block comment opened there. Kept as 32-bit hashes: a collision only reads a
+// file for nothing.
+#pragma once
+
+#include <cstdint>
+#include <set>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace archpatch::scan {
+
+class DirectiveNames {
+ public:
+  // Unknown: may mention anything (a file the first round could not read).
+  DirectiveNames() = default;
+  static DirectiveNames Of(std::string_view contents);
+
+  // False only when no directive of the file can name one of `names`.
+  bool MayMention(const std::set<std::string, std::less<>>& names) const;
+  size_t bytes() const { return hashes_.capacity() * sizeof(uint32_t); }
+
+ private:
+  bool known_ = false;
+  std::vector<uint32_t> hashes_;  // sorted, unique
+};
+
+}  // namespace archpatch::scan

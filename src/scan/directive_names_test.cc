@@ -1,0 +1,86 @@
+// A later round skips a file only when DirectiveNames says none of its directives can name a
+// package macro: every name the lexer finds in a directive must be kept.
+#include "scan/directive_names.h"
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include <gtest/gtest.h>
+
+#include "cuda/directives.h"
+#include "cuda/tokens.h"
+#include "util/identifier.h"
+
+namespace archpatch::scan {
+namespace {
+
+namespace fs = std::filesystem;
+
+bool Mentions(std::string_view text, const std::string& name) { return DirectiveNames::Of(text).MayMention({name}); }
+
+TEST(DirectiveNames, KeepsTheNamesOfEveryDirectiveForm) {
+  EXPECT_TRUE(Mentions("#if defined(PKG_SM90_ENABLED)\n#endif\n", "PKG_SM90_ENABLED"));
+  EXPECT_TRUE(Mentions("  #  ifdef PKG_A\n#endif\n", "PKG_A"));
+  EXPECT_TRUE(Mentions("#define PKG_ALIAS PKG_B\n", "PKG_B"));
+  EXPECT_TRUE(Mentions("%:if PKG_DIGRAPH\n%:endif\n", "PKG_DIGRAPH"));
+  EXPECT_TRUE(Mentions("%\\\n:if PKG_SPLIT_DIGRAPH\n", "PKG_SPLIT_DIGRAPH"));
+  EXPECT_TRUE(Mentions("#if 1 && \\\n    PKG_CONTINUED\n#endif\n", "PKG_CONTINUED"));
+  EXPECT_TRUE(Mentions("#\\\nif PKG_SPLICED_KEYWORD\n#endif\n", "PKG_SPLICED_KEYWORD"));
+  EXPECT_TRUE(Mentions("#if 1 /* a comment\n that ends */ && PKG_AFTER_COMMENT\n#endif\n", "PKG_AFTER_COMMENT"));
+  EXPECT_TRUE(Mentions("/* doc */ #if PKG_AFTER_LEADING_COMMENT\n#endif\n", "PKG_AFTER_LEADING_COMMENT"));
+}
+
+TEST(DirectiveNames, NamesOutsideDirectivesNeedNoRead) {
+  const std::string code = "int f() { return PKG_IN_CODE; }\n// PKG_IN_COMMENT\n#if X\n#endif\n";
+  EXPECT_FALSE(Mentions(code, "PKG_IN_CODE"));
+  EXPECT_FALSE(Mentions(code, "PKG_IN_COMMENT"));
+  EXPECT_TRUE(Mentions(code, "X"));
+  EXPECT_TRUE(DirectiveNames().MayMention({"ANYTHING"})) << "a file never read may mention anything";
+}
+
+// Every name the lexer-based reader sees in a file's directives, by file.
+void ExpectKeepsWhatTheLexerReads(const fs::path& root) {
+  size_t files = 0, names = 0;
+  for (const auto& entry : fs::recursive_directory_iterator(root, fs::directory_options::skip_permission_denied)) {
+    const std::string ext = entry.path().extension().string();
+    if (!entry.is_regular_file() || entry.is_symlink() ||
+        (ext != ".h" && ext != ".hpp" && ext != ".cuh" && ext != ".cu" && ext != ".cc" && ext != ".cpp")) {
+      continue;
+    }
+    std::ifstream in(entry.path(), std::ios::binary);
+    std::stringstream buffer;
+    buffer << in.rdbuf();
+    const std::string text = buffer.str();
+    const DirectiveNames kept = DirectiveNames::Of(text);
+    const cuda::DirectiveScan scan = cuda::ReadDirectives(cuda::Tokenize(text), text, entry.path().string());
+    auto expect = [&](std::string_view in_directive) {
+      ForEachIdentifier(in_directive, [&](std::string_view name, size_t) {
+        ++names;
+        EXPECT_TRUE(kept.MayMention({std::string(name)})) << entry.path() << ": " << name;
+        return false;
+      });
+    };
+    for (const cuda::DirectiveBranch& b : scan.branches) expect(b.condition);
+    for (const cuda::MacroDirective& m : scan.macros) expect(m.name), expect(m.replacement);
+    ++files;
+  }
+  EXPECT_GT(files, 0u) << root;
+  EXPECT_GT(names, 0u) << root;
+}
+
+TEST(DirectiveNames, KeepsEveryNameTheLexerReadsInTheFixtures) {
+  ExpectKeepsWhatTheLexerReads(fs::path(ARCHPATCH_SOURCE_DIR) / "tests/fixtures");
+}
+
+TEST(DirectiveNames, KeepsEveryNameTheLexerReadsInTheRealTrees) {
+  bool any = false;
+  for (const char* var : {"CUTLASS", "FLASHINFER_V0616", "FLASHINFER_HEAD", "FLASH_ATTENTION", "DEEPGEMM"}) {
+    if (const char* root = std::getenv(var)) ExpectKeepsWhatTheLexerReads(root), any = true;
+  }
+  if (!any) GTEST_SKIP() << "set CUTLASS, FLASHINFER_V0616, ... to real trees (eval/README.md)";
+}
+
+}  // namespace
+}  // namespace archpatch::scan
