@@ -193,12 +193,25 @@ class Summarizer {
   // `is_sm90 = major == 9 and ...`: a condition kept for later tests of the name in this scope.
   void Binding(const LogicalLine& l, const std::string& scope) {
     if (!ts_.IsName(l.first) || !ts_.Is(l.first + 1, "=") || l.last < l.first + 3) return;
+    if (!MayHoldCondition(l.first + 2, l.last, scope)) return;
     CondExpr e = parser_.Parse(l.first + 2, l.last, nullptr, &bound_, scope);
     if (!HasCapabilityPart(e)) return;
     const Token& at = ts_.tokens[l.first];
     e.bound_at = {at.line, at.column, ts_.Folded(l.first, l.last)};
     e.bound_name = std::string(ts_.Text(l.first));
     bound_[scope + '\0' + e.bound_name] = std::move(e);
+  }
+
+  // Whether tokens [a, b) can parse to a capability part: only a gate, a call or a name bound to a
+  // condition gives one (no parameters are tested outside a def). Most assignments hold none, and
+  // parsing each was a tenth of a module's scan.
+  bool MayHoldCondition(size_t a, size_t b, const std::string& scope) const {
+    if (auto gate = gate_at_.lower_bound(a); gate != gate_at_.end() && gate->first < b) return true;
+    for (size_t i = a; i < b; ++i) {
+      if (ts_.Is(i, "(")) return true;
+      if (!bound_.empty() && ts_.IsName(i) && bound_.count(scope + '\0' + std::string(ts_.Text(i)))) return true;
+    }
+    return false;
   }
 
   // An if/elif/while/assert condition that tests a call or a name bound to a condition: the whole
