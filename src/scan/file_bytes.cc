@@ -15,6 +15,7 @@ namespace archpatch::scan {
 
 Status FileBytes::Load(const std::string& path) {
   Unmap();
+  size_ = 0;  // a failed load leaves no earlier file's bytes in view()
   int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) return Error{fmt::format("cannot read: {}", std::strerror(errno)), Location{path}};
   struct stat st{};
@@ -28,14 +29,14 @@ Status FileBytes::Load(const std::string& path) {
     void* p = ::mmap(nullptr, size, PROT_READ, MAP_PRIVATE, fd, 0);
     if (p != MAP_FAILED) mapped_ = static_cast<const char*>(p), mapped_size_ = size;
   } else {
-    buffer_.resize(size);
+    if (size > capacity_) buffer_.reset(new char[size]), capacity_ = size;  // uninitialized: read fills it
     size_t got = 0;
     while (got < size) {
-      ssize_t n = ::read(fd, buffer_.data() + got, size - got);
+      ssize_t n = ::read(fd, buffer_.get() + got, size - got);
       if (n <= 0) break;
       got += static_cast<size_t>(n);
     }
-    buffer_.resize(got);
+    size_ = got;
   }
   ::close(fd);
   return Ok{};
@@ -43,7 +44,7 @@ Status FileBytes::Load(const std::string& path) {
 
 void FileBytes::Release() {
   Unmap();
-  if (buffer_.capacity() > kKeep) std::string().swap(buffer_);
+  if (capacity_ > kKeep) buffer_.reset(), capacity_ = 0, size_ = 0;
 }
 
 void FileBytes::Unmap() {
