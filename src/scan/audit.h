@@ -18,15 +18,16 @@
 
 namespace archpatch::scan {
 
-// One CUDA/C++ file with a kept cuda-gate finding, read and lexed again for a pass (the hazard
-// checks: hazard::HazardPass) that runs once per such file after every round of package macros
-// (scan/file_pass.h): run inside each round, it ran up to three times on the CUTLASS headers.
+// One CUDA/C++ file with a kept cuda-gate finding, for a pass (the hazard checks:
+// hazard::HazardPass) that runs once per such file, inside the scan that found its gates: the
+// package's macros settle before any file's gates are found (scan/audit_run.h), so that scan is
+// the file's only one.
 struct ScannedFile {
   const std::string& path;
   std::string_view contents;
   std::vector<cuda::Token>& tokens;  // the scan's lex of the whole file; the pass may take them
-  const cuda::MacroEnv& env;         // as the file's gates were evaluated (a later round adds the
-                                     // package's per-arch macros)
+  const cuda::MacroEnv& env;         // as the file's gates were evaluated (with the package's
+                                     // per-arch macros, less those the file #defines itself)
 };
 // Gets the file's findings that the audit keeps (it may annotate them and add its own) and the
 // audit's warnings. Runs on worker threads: it must be safe to call concurrently.

@@ -28,16 +28,25 @@ class DirectiveStore {
 
   // `limit`: bytes of directives kept in all (tests give a small one).
   explicit DirectiveStore(size_t files, size_t limit = kLimit)
-      : limit_(limit), known_(files, Known::kUnread), scans_(files), names_(files) {}
+      : limit_(limit), known_(files, Known::kUnread), scans_(files), names_(files), first_(files) {}
 
   // After a scan of file `index` that read its directives. Safe beside other workers' calls for
   // other files. Past kLimit bytes kept in all, a file's directives are dropped (kUnread: a round
   // reads the file again).
   void Keep(size_t index, std::shared_ptr<const cuda::DirectiveScan> scan, bool defines);
 
+  // What the first read of a C/C++ file found: which analyses the prefilter lets through.
+  struct FirstRead {
+    bool read = false;  // false: never read (a Python file, or one that could not be read)
+    bool directives = false, nv_target = false, runtime = false;
+  };
   // After the first round read file `index` (every C/C++ file it could read): the names its
-  // directives may hold. Safe beside other workers' calls for other files.
-  void KeepNames(size_t index, DirectiveNames names) { names_[index] = std::move(names); }
+  // directives may hold and the analyses it needs. Safe beside other workers' calls for other files.
+  void KeepFirstRead(size_t index, DirectiveNames names, FirstRead first) {
+    names_[index] = std::move(names);
+    first_[index] = first;
+  }
+  const FirstRead& First(size_t index) const { return first_[index]; }
   // False when no directive of file `index` can name one of `names`: a later round need not read it.
   bool MayMention(size_t index, const std::set<std::string, std::less<>>& names) const {
     return names_[index].MayMention(names);
@@ -54,6 +63,7 @@ class DirectiveStore {
   std::vector<Known> known_;
   std::vector<std::shared_ptr<const cuda::DirectiveScan>> scans_;
   std::vector<DirectiveNames> names_;
+  std::vector<FirstRead> first_;
   std::atomic<size_t> bytes_{0};
 };
 

@@ -159,8 +159,8 @@ TEST_F(Package, MacrosOfMacrosSettleAndTheFilePassRunsOncePerFile) {
   EXPECT_EQ(calls["user.cuh"], 1);
   EXPECT_EQ(calls["mma.hpp"], 1);
   EXPECT_EQ(calls["kernel.cuh"], 1);
-  EXPECT_EQ(macros_seen["user.cuh"], 1u);    // scanned again: the later rounds' macros
-  EXPECT_EQ(macros_seen["kernel.cuh"], 0u);  // mentions none: as the first round saw it
+  EXPECT_EQ(macros_seen["user.cuh"], 1u);    // names one: analysed with the package's macros
+  EXPECT_EQ(macros_seen["kernel.cuh"], 0u);  // names none: under the user's macros alone
 }
 
 TEST_F(Package, NotFeatErrorElseBodyIsListedAsARefusal) {

@@ -1,0 +1,299 @@
+#include "scan/audit_run.h"
+
+#include <algorithm>
+#include <thread>
+
+#include "cuda/directives.h"
+#include "cuda/tokens.h"
+#include "python/package.h"
+#include "python/scanner.h"
+#include "scan/package_macros.h"
+#include "scan/scan.h"
+#include "util/parallel.h"
+
+namespace archpatch::scan {
+namespace {
+
+// Whether `verdicts` (when there are any) hold `value` for `arch`.
+bool Holds(const std::optional<gate::Verdicts>& verdicts, const std::string& arch, Tri value) {
+  return verdicts && gate::VerdictOn(*verdicts, arch) == value;
+}
+
+// Whether the branch the target takes instead refuses or holds nothing.
+bool TargetTakesLess(const Finding& f) {
+  if (!f.exclusion || !f.exclusion->target_takes) return false;
+  const gate::BlockHolds holds = f.exclusion->target_takes->holds;
+  return holds == gate::BlockHolds::kRefusal || holds == gate::BlockHolds::kNothing;
+}
+
+}  // namespace
+
+bool Excludes(const Finding& f, const std::string& target, const std::vector<std::string>& others, bool located) {
+  if (f.VerdictFor(target) != Tri::kFalse) return false;
+  if (f.direction == gate::Direction::kFallback) return false;      // the target takes the other path
+  if (Holds(f.chain.enclosing, target, Tri::kFalse)) return false;  // the outer gate is the cause
+  // The target takes an earlier branch of the chain: excluded only when that branch refuses or is
+  // empty (`#if !defined(__CUDA_ARCH_FEAT_SM90_ALL) <error> #else <kernel body>`).
+  if (located && Holds(f.chain.earlier_taken, target, Tri::kTrue) && !TargetTakesLess(f)) return false;
+  for (const std::string& other : others) {
+    if (f.VerdictFor(other) != Tri::kFalse) return true;
+  }
+  return false;
+}
+
+AuditRun::AuditRun(const AuditOptions& options, std::vector<std::string> files, const cuda::MacroEnv& env,
+                   DirectiveStore& store, Round round, const std::set<std::string, std::less<>>* names)
+    : options_(options),
+      env_(env),
+      store_(store),
+      round_(round),
+      names_(names),
+      files_(std::move(files)),
+      prefilter_(env),
+      arches_(VerdictArches(options.target, options.against)) {
+  target_ = options.target.name();
+  for (size_t a = 1; a < arches_.size(); ++a) others_.push_back(arches_[a].name());
+}
+
+AuditReport AuditRun::Run() {
+  int jobs = WorkerCount(options_.jobs);
+  jobs = std::min<int>(jobs, std::max<size_t>(1, files_.size()));
+  std::vector<WorkerResult> results(jobs);
+  std::vector<std::thread> threads;
+  for (int j = 1; j < jobs; ++j) threads.emplace_back([this, &results, j] { Work(results[j]); });
+  Work(results[0]);
+  for (std::thread& t : threads) t.join();
+  return Merge(results);
+}
+
+AuditReport AuditRun::Merge(std::vector<WorkerResult>& results) {
+  AuditReport report;
+  report.arches = arches_;
+  report.files_scanned = files_.size();
+  std::vector<python::ModuleNames> names;
+  std::map<std::string, std::vector<python::BranchChain>> chains;
+  std::map<std::string, python::ModuleSummary> gated;
+  for (WorkerResult& r : results) {
+    std::move(r.module_names.begin(), r.module_names.end(), std::back_inserter(names));
+    chains.merge(r.chains);
+    gated.merge(r.gated_modules);
+    std::move(r.findings.begin(), r.findings.end(), std::back_inserter(report.findings));
+    std::move(r.errors.begin(), r.errors.end(), std::back_inserter(report.errors));
+    std::move(r.warnings.begin(), r.warnings.end(), std::back_inserter(report.warnings));
+    report.files_parsed += r.parsed;
+    definitions_.merge(r.definitions);
+    rescanned_.insert(r.rescanned.begin(), r.rescanned.end());
+  }
+  if (round_ != Round::kFindings) return report;
+  std::vector<python::ModuleSummary> modules = SummariesThatMatter(names, gated, chains);
+  std::vector<Finding> resolved = python::PackageModel(std::move(modules), arches_).BranchFindings();
+  python::PackageModel::DropBoundComparisons(report.findings, resolved);
+  python::MarkChainSiblings(chains, report.findings, resolved);
+  std::erase_if(report.findings, [&](const Finding& f) {  // a module's own findings, marked again
+    return f.kind == gate::Kind::kPythonGate && !ExcludesTarget(f, target_, others_);
+  });
+  for (Finding& f : resolved) {
+    if (ExcludesTarget(f, target_, others_)) report.findings.push_back(std::move(f));
+  }
+  SortFindings(report.findings);
+  return report;
+}
+
+// The package model's input, in scan order so that module lookups see every module as before:
+// the full summary of each module ModulesThatMatter names (kept from the scan for a module with
+// gates of its own, scanned again for the few others: those that import or call a predicate
+// reaching a gate), and the file alone for the rest.
+std::vector<python::ModuleSummary> AuditRun::SummariesThatMatter(
+    const std::vector<python::ModuleNames>& names, std::map<std::string, python::ModuleSummary>& gated,
+    std::map<std::string, std::vector<python::BranchChain>>& chains) const {
+  const std::set<std::string> wanted = python::ModulesThatMatter(names);
+  std::vector<python::ModuleSummary> modules(names.size());
+  std::vector<size_t> again;  // wanted, with no gates of their own: scanned again
+  for (size_t m = 0; m < names.size(); ++m) {
+    modules[m].file = names[m].file;
+    auto whole = gated.find(names[m].file);
+    if (!wanted.count(names[m].file)) {
+      if (whole != gated.end() && !whole->second.chains.empty())
+        chains[names[m].file] = std::move(whole->second.chains);
+      continue;
+    }
+    if (whole == gated.end()) {
+      again.push_back(m);
+      continue;
+    }
+    modules[m] = std::move(whole->second);
+    if (!modules[m].chains.empty()) chains[modules[m].file] = std::move(modules[m].chains);
+  }
+  SummarizeAgain(again, modules);
+  for (size_t m : again) {
+    if (!modules[m].chains.empty()) chains[modules[m].file] = std::move(modules[m].chains);
+  }
+  return modules;
+}
+
+// The modules at `which` scanned again, on the workers (each writes its own slots): on the
+// trees of FlashInfer and CUTLASS these were 53 modules and 50 ms on one thread.
+void AuditRun::SummarizeAgain(const std::vector<size_t>& which, std::vector<python::ModuleSummary>& modules) const {
+  ParallelFor(which.size(), WorkerCount(options_.jobs), [&](size_t k) {
+    python::ModuleSummary& module = modules[which[k]];
+    FileBytes file;
+    if (!file.Load(module.file)) return;
+    Result<python::ScannedModule> scanned = python::ScanPythonModule(module.file, file.view(), arches_);
+    if (scanned) module = std::move(scanned->summary);  // otherwise the scan reported it
+  });
+}
+
+void AuditRun::Work(WorkerResult& out) {
+  for (size_t i = next_++; i < files_.size(); i = next_++) {
+    ScanOne(i, out);
+    if (options_.on_file_done && round_ == Round::kFindings) options_.on_file_done(++done_, files_.size());
+  }
+}
+
+void AuditRun::ScanOne(size_t index, WorkerResult& out) {
+  const std::string& path = files_[index];
+  const bool python = KindOf(path) == FileKind::kPython;
+  if (python && round_ != Round::kFindings) return;  // only C/C++ files define macros
+  if (round_ == Round::kDefinitions) {
+    if (DefineAgain(index, out)) return;
+    if (!store_.MayMention(index, *names_)) return;  // its directives name none of them
+  }
+  if (round_ == Round::kFindings && !python) {
+    const DirectiveStore::FirstRead& first = store_.First(index);
+    const bool mentions = names_ && store_.MayMention(index, *names_);
+    if (first.read && !first.directives && !first.nv_target && !first.runtime && !mentions) return;
+  }
+  thread_local FileBytes file;
+  const size_t size = SizeOnDisk(path);
+  const size_t taken = budget_.Take(size);
+  ScanBytes(index, file, out);
+  if (size > kSmallFile) file.Release();
+  budget_.Give(taken);
+}
+
+// A definitions round, from what the store knows of the file: true when that was enough.
+bool AuditRun::DefineAgain(size_t index, WorkerResult& out) {
+  switch (store_.Of(index)) {
+    case DirectiveStore::Known::kUnread: return false;
+    case DirectiveStore::Known::kNoDefinitions: return true;
+    case DirectiveStore::Known::kKept: break;
+  }
+  const std::string& path = files_[index];
+  const cuda::DirectiveScan& scan = store_.Scan(index);
+  if (!DirectivesMention(scan, *names_)) return true;  // evaluates as before
+  out.rescanned.push_back(path);
+  out.definitions[path] = cuda::DefinitionsOf(scan, arches_, env_, path);
+  return true;
+}
+
+void AuditRun::ScanBytes(size_t index, FileBytes& file, WorkerResult& out) {
+  const std::string& path = files_[index];
+  Status loaded = file.Load(path);
+  if (!loaded) {
+    if (round_ == Round::kFindings) out.errors.push_back(loaded.error());  // reported once
+    return;
+  }
+  if (KindOf(path) == FileKind::kPython) return ScanPython(path, file.view(), out);
+  ScanCpp(index, file.view(), out);
+}
+
+void AuditRun::ScanPython(const std::string& path, std::string_view contents, WorkerResult& out) {
+  ++out.parsed;
+  Result<python::ScannedModule> scanned = python::ScanPythonModule(path, contents, arches_);
+  if (!scanned) return out.errors.push_back(scanned.error());
+  out.module_names.push_back(python::NamesOf(scanned->summary));
+  std::vector<python::BranchChain> chains;
+  if (!scanned->summary.gates.empty()) {
+    out.gated_modules[path] = std::move(scanned->summary);
+  } else {
+    chains = std::move(scanned->summary.chains);
+  }
+  std::vector<Finding> kept = Kept(std::move(scanned->findings));
+  if (!kept.empty() && !chains.empty()) out.chains[path] = std::move(chains);
+  std::move(kept.begin(), kept.end(), std::back_inserter(out.findings));
+}
+
+// What a round reads of the file: kRead what the prefilter lets through (kept for kFindings);
+// kDefinitions only directives; kFindings what kRead found, and the directives of a file that
+// names a package macro (the prefilter looks for the compiler's macros only).
+cuda::GateKinds AuditRun::KindsOf(size_t index, std::string_view contents, bool mentions) const {
+  cuda::GateKinds kinds;
+  if (round_ == Round::kDefinitions) {
+    kinds.nv_target = kinds.runtime = false;
+    return kinds;
+  }
+  const DirectiveStore::FirstRead& first = store_.First(index);
+  if (round_ == Round::kFindings && first.read) {
+    kinds.directives = first.directives, kinds.nv_target = first.nv_target, kinds.runtime = first.runtime;
+  } else if (options_.prefilter) {
+    kinds = prefilter_.Check(contents);
+  }
+  if (round_ == Round::kRead) {
+    store_.KeepFirstRead(index, DirectiveNames::Of(contents), {true, kinds.directives, kinds.nv_target, kinds.runtime});
+    kinds.nv_target = kinds.runtime = false;  // definitions only
+  }
+  if (mentions) kinds.directives = true;
+  return kinds;
+}
+
+void AuditRun::ScanCpp(size_t index, std::string_view contents, WorkerResult& out) {
+  const std::string& path = files_[index];
+  if (round_ == Round::kDefinitions && !MentionsAnyName(contents, *names_)) return;
+  if (round_ == Round::kDefinitions) out.rescanned.push_back(path);
+  // kFindings: a file that names no package macro is read under the user's macros alone (the
+  // package's could not change a verdict; copying them into each file's environment costs).
+  const bool mentions = round_ == Round::kFindings && names_ && MentionsAnyName(contents, *names_);
+  const cuda::MacroEnv& env = round_ == Round::kFindings && !mentions ? options_.env : env_;
+  cuda::GateKinds kinds = KindsOf(index, contents, mentions);
+  if (!kinds.directives && !kinds.nv_target && !kinds.runtime) return;
+  if (round_ == Round::kFindings) {
+    kinds.wanted = [this](const Finding& draft) { return Excludes(draft, target_, others_, /*located=*/false); };
+  } else {
+    kinds.wanted = [](const Finding&) { return false; };  // definitions only: no finding is located
+  }
+  if (round_ == Round::kFindings) ++out.parsed;
+  std::vector<cuda::Token> tokens = cuda::Tokenize(contents);
+  Result<cuda::CudaGates> gates = cuda::ScanCudaGates(path, contents, tokens, arches_, env, kinds);
+  if (!gates) {
+    if (round_ == Round::kFindings) out.errors.push_back(gates.error());
+    return;
+  }
+  if (round_ != Round::kFindings) {
+    if (kinds.directives) store_.Keep(index, gates->directives, !gates->definitions.empty());
+    if (!gates->definitions.empty()) out.definitions[path] = std::move(gates->definitions);
+    return;
+  }
+  std::move(gates->warnings.begin(), gates->warnings.end(), std::back_inserter(out.warnings));
+  std::vector<Finding> kept = Kept(std::move(gates->findings));
+  const bool gated =
+      std::any_of(kept.begin(), kept.end(), [](const Finding& f) { return f.kind == gate::Kind::kCudaGate; });
+  if (gated && options_.after_cuda_file && KindOf(path) == FileKind::kCuda) {
+    CheckHazards(path, contents, tokens, env, gates->directives.get(), kept, out.warnings);
+  }
+  std::move(kept.begin(), kept.end(), std::back_inserter(out.findings));
+}
+
+std::vector<Finding> AuditRun::Kept(std::vector<Finding> found) const {
+  std::vector<Finding> kept;
+  for (Finding& f : found) {
+    if (ExcludesTarget(f, target_, others_)) kept.push_back(std::move(f));
+  }
+  return kept;
+}
+
+// The per-file pass (the hazard checks) on the file's kept findings, with the tokens the scan
+// made and the environment its gates were evaluated in: the file's own #defines read as it says
+// (cuda::WithoutOwnMacros), so widening `#if ... #define X` reaches the file's `#if X` blocks.
+void AuditRun::CheckHazards(const std::string& path, std::string_view contents, std::vector<cuda::Token>& tokens,
+                            const cuda::MacroEnv& env, const cuda::DirectiveScan* directives,
+                            std::vector<Finding>& kept, std::vector<Error>& warnings) const {
+  cuda::MacroEnv own;
+  if (!env.per_arch.empty()) {
+    own = directives ? cuda::WithoutOwnMacros(env, *directives)
+                     : cuda::WithoutOwnMacros(env, cuda::ReadDirectives(tokens, contents, path));
+  }
+  ScannedFile scanned{path, contents, tokens, env.per_arch.empty() ? env : own};
+  options_.after_cuda_file(scanned, kept, warnings);
+}
+
+}  // namespace archpatch::scan

@@ -1,0 +1,99 @@
+// One run of the audit's worker pool over the file list: scan/audit.cc runs it once to read every
+// C/C++ file (kRead), up to twice more for the package's macros (kDefinitions), and once to find
+// the gates with those macros settled (kFindings). Each file is analysed once, under the
+// environment its findings keep: the first release found every file's gates under the user's
+// macros first, then scanned again the files that test a package macro (CUTLASS's 1-3 MB
+// cute/arch/mma_sm90_gmma*.hpp), half of the C++ analysis thrown away.
+#pragma once
+
+#include <atomic>
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "cuda/gates.h"
+#include "python/module_names.h"
+#include "python/module_summary.h"
+#include "scan/audit.h"
+#include "scan/directive_store.h"
+#include "scan/file_bytes.h"
+#include "scan/prefilter.h"
+
+namespace archpatch::scan {
+
+using DefinitionsByFile = std::map<std::string, std::vector<cuda::MacroDefinition>>;
+
+// ExcludesTarget; before a #if branch is located in its file (`located` false: a draft, what
+// the target's earlier branch holds unknown) it may only err towards keeping the finding.
+bool Excludes(const Finding& f, const std::string& target, const std::vector<std::string>& others, bool located);
+
+enum class Round {
+  kRead,         // every C/C++ file: what the prefilter lets through, its directive names, the
+                 // definitions of those it lexes (DirectiveStore keeps all of it)
+  kDefinitions,  // the files whose directives name a package macro found so far: their definitions
+  kFindings,     // every file that may hold a gate, with the package's macros: the report
+};
+
+class AuditRun {
+ public:
+  // `env`: options.env, with the package's per-arch macros for kFindings once there are some;
+  // `names`: the package macros so far (kDefinitions: only files that mention one are read) or in
+  // all (kFindings: a file that mentions one has its directives read whatever the prefilter says).
+  AuditRun(const AuditOptions& options, std::vector<std::string> files, const cuda::MacroEnv& env,
+           DirectiveStore& store, Round round, const std::set<std::string, std::less<>>* names = nullptr);
+
+  AuditReport Run();
+
+  DefinitionsByFile& definitions() { return definitions_; }
+  const std::set<std::string>& rescanned() const { return rescanned_; }  // kDefinitions: the files read again
+
+ private:
+  struct WorkerResult {
+    std::vector<Finding> findings;
+    std::vector<Error> errors, warnings;
+    DefinitionsByFile definitions;
+    std::vector<std::string> rescanned;
+    std::vector<python::ModuleNames> module_names;                   // for the package model
+    std::map<std::string, python::ModuleSummary> gated_modules;      // whole: modules with gates of their own
+    std::map<std::string, std::vector<python::BranchChain>> chains;  // of modules that keep a finding
+    size_t parsed = 0;
+  };
+
+  void Work(WorkerResult& out);
+  void ScanOne(size_t index, WorkerResult& out);
+  bool DefineAgain(size_t index, WorkerResult& out);
+  void ScanBytes(size_t index, FileBytes& file, WorkerResult& out);
+  void ScanPython(const std::string& path, std::string_view contents, WorkerResult& out);
+  void ScanCpp(size_t index, std::string_view contents, WorkerResult& out);
+  cuda::GateKinds KindsOf(size_t index, std::string_view contents, bool mentions) const;
+  std::vector<Finding> Kept(std::vector<Finding> found) const;  // those ExcludesTarget keeps
+  void CheckHazards(const std::string& path, std::string_view contents, std::vector<cuda::Token>& tokens,
+                    const cuda::MacroEnv& env, const cuda::DirectiveScan* directives, std::vector<Finding>& kept,
+                    std::vector<Error>& warnings) const;
+  AuditReport Merge(std::vector<WorkerResult>& results);
+  std::vector<python::ModuleSummary> SummariesThatMatter(
+      const std::vector<python::ModuleNames>& names, std::map<std::string, python::ModuleSummary>& gated,
+      std::map<std::string, std::vector<python::BranchChain>>& chains) const;
+  void SummarizeAgain(const std::vector<size_t>& which, std::vector<python::ModuleSummary>& modules) const;
+
+  static constexpr size_t kSmallFile = 256 << 10;
+
+  const AuditOptions& options_;
+  const cuda::MacroEnv& env_;
+  DirectiveStore& store_;
+  const Round round_;
+  const std::set<std::string, std::less<>>* names_;
+  DefinitionsByFile definitions_;
+  std::set<std::string> rescanned_;
+  std::vector<std::string> files_;
+  Prefilter prefilter_;
+  std::vector<arch::Arch> arches_;
+  std::string target_;
+  std::vector<std::string> others_;
+  ByteBudget budget_;
+  std::atomic<size_t> next_{0};
+  std::atomic<size_t> done_{0};
+};
+
+}  // namespace archpatch::scan
