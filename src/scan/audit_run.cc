@@ -242,7 +242,8 @@ void AuditRun::ScanCpp(size_t index, std::string_view contents, WorkerResult& ou
   if (round_ == Round::kDefinitions) out.rescanned.push_back(path);
   // kFindings: a file that names no package macro is read under the user's macros alone (the
   // package's could not change a verdict; copying them into each file's environment costs).
-  const bool mentions = round_ == Round::kFindings && names_ && MentionsAnyName(contents, *names_);
+  const bool mentions =
+      round_ == Round::kFindings && names_ && store_.MayMention(index, *names_) && MentionsAnyName(contents, *names_);
   const cuda::MacroEnv& env = round_ == Round::kFindings && !mentions ? options_.env : env_;
   cuda::GateKinds kinds = KindsOf(index, contents, mentions);
   if (!kinds.directives && !kinds.nv_target && !kinds.runtime) return;

@@ -52,7 +52,8 @@ DirectiveNames DirectiveNames::Of(std::string_view s) {
       at = mark + 1;
       continue;
     }
-    const size_t line = s.rfind('\n', mark) == std::string_view::npos ? 0 : s.rfind('\n', mark) + 1;
+    const size_t newline = s.rfind('\n', mark);
+    const size_t line = newline == std::string_view::npos ? 0 : newline + 1;
     const size_t end = RegionEnd(s, line);
     ForEachIdentifier(s.substr(line, end - line), [&](std::string_view name, size_t) {
       out.hashes_.push_back(Hash(name));

@@ -228,11 +228,8 @@ void LinkPrebuilt(std::vector<Finding>& findings, const ArtifactIndex& index, co
     if (f.kind == gate::Kind::kPythonGate || f.kind == gate::Kind::kCppRuntimeGate) by_file[f.file].push_back(&f);
   }
   // Files on the workers: each links only its own findings.
-  const std::vector<std::pair<const std::string, std::vector<Finding*>>*> files = [&] {
-    std::vector<std::pair<const std::string, std::vector<Finding*>>*> out;
-    for (auto& entry : by_file) out.push_back(&entry);
-    return out;
-  }();
+  std::vector<const std::pair<const std::string, std::vector<Finding*>>*> files;
+  for (const auto& entry : by_file) files.push_back(&entry);
   ParallelFor(files.size(), jobs, [&](size_t k) {
     const auto& [file, mine] = *files[k];
     const bool python = std::any_of(mine.begin(), mine.end(), [](const Finding* f) { return f->python(); });
