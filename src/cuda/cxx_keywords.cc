@@ -288,11 +288,15 @@ class KeywordTable {
  public:
   KeywordTable() {
     for (std::string_view k : kKeywords) {
+      starts_[static_cast<unsigned char>(k[0])] = true;
       uint32_t slot = Hash(k) & kMask;
       while (!slots_[slot].empty()) slot = (slot + 1) & kMask;
       slots_[slot] = k;
     }
   }
+  // Keywords start with `_` or a lower-case letter: most of CUTLASS's identifiers (types,
+  // template parameters) are ruled out without a hash.
+  bool MayStart(char c) const { return starts_[static_cast<unsigned char>(c)]; }
   bool Contains(std::string_view word) const {
     for (uint32_t slot = Hash(word) & kMask;; slot = (slot + 1) & kMask) {
       if (slots_[slot].empty()) return false;
@@ -305,13 +309,14 @@ class KeywordTable {
   static constexpr uint32_t kMask = kSize - 1;
   static_assert(std::size(kKeywords) * 2 < kSize);
   std::array<std::string_view, kSize> slots_{};
+  std::array<bool, 256> starts_{};
 };
 
 }  // namespace
 
 bool IsCxxKeyword(std::string_view word) {
   static const KeywordTable table;
-  if (word.size() < 2 || word.size() > 40) return false;
+  if (word.size() < 2 || word.size() > 40 || !table.MayStart(word[0])) return false;
   return table.Contains(word);
 }
 

@@ -1,6 +1,7 @@
 // cuda::Tokenize: a raw C++ lexer, a port of what clang's Lexer does in raw mode with comments
 // kept (clang/lib/Lex/Lexer.cpp, LexTokenInternal and the functions it calls), for the options our
 // former libclang lexer used (-x c++ -std=c++20). Names follow clang's where the rule is clang's.
+#include <algorithm>
 #include <cstdint>
 #include <cstring>
 #include <string>
@@ -211,6 +212,9 @@ size_t RawLexer::IdentifierEnd(size_t p) const {
 // What libclang's LookUpIdentifierInfo made of the identifier: a keyword by its spliced spelling.
 Kind RawLexer::IdentifierKind(size_t begin, size_t end) const {
   std::string_view word = s_.substr(begin, end - begin);
+  // One look at the bytes for the common case: no backslash (a spliced identifier) and ASCII only.
+  const bool plain = std::all_of(word.begin(), word.end(), [](char c) { return IsAscii(c) && c != '\\'; });
+  if (plain) return IsCxxKeyword(word) ? Kind::kKeyword : Kind::kIdentifier;
   std::string spliced;
   if (word.find('\\') != std::string_view::npos) {
     for (size_t p = begin, size; p < end; p += size) spliced += CharAt(p, size);

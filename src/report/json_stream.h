@@ -29,7 +29,7 @@ class JsonObjectStream {
 
  private:
   void Key(std::string_view key);
-  void Indented(const nlohmann::ordered_json& value, std::string_view indent);
+  void Indented(const nlohmann::ordered_json& value, unsigned depth);
 
   std::FILE* out_;
   int jobs_;

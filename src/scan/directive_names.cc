@@ -1,6 +1,7 @@
 #include "scan/directive_names.h"
 
 #include <algorithm>
+#include <cstring>
 #include <functional>
 
 #include "util/identifier.h"
@@ -39,14 +40,35 @@ bool MarksDirective(std::string_view s, size_t at) {
   return s[at] == '#' || (s[at] == '%' && at + 1 < s.size() && (s[at + 1] == ':' || s[at + 1] == '\\'));
 }
 
+// The next `#` or `%` from `at`, or npos. string_view::find_first_of tries each of the set's
+// bytes at every position; two memchr searches, each remembered until passed, run at memory speed.
+class MarkFinder {
+ public:
+  explicit MarkFinder(std::string_view s) : s_(s), hash_(Find('#', 0)), percent_(Find('%', 0)) {}
+  size_t Next(size_t at) {
+    if (hash_ < at) hash_ = Find('#', at);
+    if (percent_ < at) percent_ = Find('%', at);
+    return std::min(hash_, percent_);
+  }
+
+ private:
+  size_t Find(char c, size_t at) const {
+    const void* p = at < s_.size() ? std::memchr(s_.data() + at, c, s_.size() - at) : nullptr;
+    return p ? static_cast<size_t>(static_cast<const char*>(p) - s_.data()) : std::string_view::npos;
+  }
+  std::string_view s_;
+  size_t hash_, percent_;  // the next of each at or after the last search, npos when none is left
+};
+
 }  // namespace
 
 DirectiveNames DirectiveNames::Of(std::string_view s) {
   DirectiveNames out;
   out.known_ = true;
   size_t at = 0;
+  MarkFinder marks(s);
   while (at < s.size()) {
-    const size_t mark = s.find_first_of("#%", at);
+    const size_t mark = marks.Next(at);
     if (mark == std::string_view::npos) break;
     if (!MarksDirective(s, mark)) {
       at = mark + 1;

@@ -18,6 +18,18 @@ bool Contains(std::string_view haystack, std::string_view needle) {
   return memmem(haystack.data(), haystack.size(), needle.data(), needle.size()) != nullptr;
 }
 
+// Contains(s, "R\""), by its quotes: memmem's two-way search was a tenth of the prefilter, and a
+// source holds far fewer quotes than `R`s.
+bool HoldsRawStringPrefix(std::string_view s) {
+  for (size_t at = 1; at < s.size(); ++at) {
+    const void* quote = std::memchr(s.data() + at, '"', s.size() - at);
+    if (!quote) return false;
+    at = static_cast<size_t>(static_cast<const char*>(quote) - s.data());
+    if (s[at - 1] == 'R') return true;
+  }
+  return false;
+}
+
 struct CharTable {
   std::array<bool, 256> ident{};
   std::array<unsigned char, 256> lower{};
@@ -157,7 +169,7 @@ cuda::GateKinds Prefilter::Check(std::string_view s) const {
   const auto* p = reinterpret_cast<const unsigned char*>(s.data());
   const size_t n = s.size();
   // A raw string may hold lines that look like comments and are not: such a file is read whole.
-  const bool skip_comments = !Contains(s, "R\"");
+  const bool skip_comments = !HoldsRawStringPrefix(s);
   size_t i = 0;
   while (i < n) {
     if (!kChars.ident[p[i]]) {

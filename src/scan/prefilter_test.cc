@@ -80,6 +80,9 @@ TEST(Prefilter, NamesInLeadingCommentsIncludePathsAndNamespacesNeedNoAnalysis) {
   EXPECT_TRUE(p.Check("const char* s = \"a\\\n// major\";\n").runtime);
   // A raw string may hold comment-like lines: such a file is read whole.
   EXPECT_TRUE(p.Check("auto s = R\"(\n// )\" ; int major = 9;\n").runtime);
+  EXPECT_TRUE(p.Check("auto q = \"x\"; auto s = LR\"(\n// )\" ; int major = 9;\n").runtime);
+  // Without one, quotes alone do not: the comment line is skipped.
+  EXPECT_FALSE(p.Check("auto q = \"x\"; auto s = \"(\";\n// int major = 9;\n").runtime);
   EXPECT_TRUE(p.Check(skipped + "#if __CUDA_ARCH__ >= 900\n#endif\n").directives);
 }
 
