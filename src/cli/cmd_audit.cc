@@ -207,6 +207,12 @@ int RunAudit(const Context&, const std::vector<std::string>& args) {
   TerminalProgress progress(!for_tools);
   options.on_file_done = progress.Callback();
   if (!parsed.vars.count("no-hazards")) options.after_cuda_file = hazard::HazardPass(options);
+  // What the report's end needs besides the findings is read while the scan runs: the artifact
+  // index (a walk of the paths and their loader modules) and the shipped rules were a seventh of
+  // the audit's single-threaded end on FlashInfer + CUTLASS.
+  std::future<scan::ArtifactIndex> artifacts =
+      std::async(std::launch::async, [&paths = options.paths] { return scan::IndexArtifacts(paths); });
+  std::future<std::vector<rules::Rule>> shipped = std::async(std::launch::async, plan::ShippedRules);
   Result<scan::AuditReport> report = scan::Audit(options);
   progress.Finish();
   if (!report) throw UsageError(fmt::format("audit: {}", report.error().str()));
@@ -228,8 +234,8 @@ int RunAudit(const Context&, const std::vector<std::string>& args) {
     }
   }
   std::vector<gate::Group> groups = scan::BuildGroups(report->findings, options.paths);
-  scan::LinkAndMarkPrebuilt(report->findings, groups, options.paths, options.target, scan::WorkerCount(options.jobs));
-  plan::MarkCoveredByShippedRules(groups, report->findings, options.target, scan::WorkerCount(options.jobs));
+  scan::LinkAndMarkPrebuilt(report->findings, groups, artifacts.get(), options.target, scan::WorkerCount(options.jobs));
+  plan::MarkCoveredByRules(groups, report->findings, shipped.get(), options.target, scan::WorkerCount(options.jobs));
   if (Status marked = plan::MarkShippedKnownUnsafe(groups, report->findings, options.target); !marked) {
     fmt::print(stderr, "archpatch: warning: {}; no root cause is marked 'do not widen'\n", marked.error().str());
   }

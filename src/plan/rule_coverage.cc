@@ -135,11 +135,15 @@ std::vector<std::vector<std::string>> CoveringRules(const std::vector<rules::Rul
 
 void MarkCoveredByShippedRules(std::vector<gate::Group>& groups, const std::vector<Finding>& findings,
                                const arch::Arch& target, int jobs) {
-  const std::vector<rules::Rule> shipped = ShippedRules();
-  if (shipped.empty()) return;
+  MarkCoveredByRules(groups, findings, ShippedRules(), target, jobs);
+}
+
+void MarkCoveredByRules(std::vector<gate::Group>& groups, const std::vector<Finding>& findings,
+                        const std::vector<rules::Rule>& rules, const arch::Arch& target, int jobs) {
+  if (rules.empty()) return;
   std::vector<size_t> roots;
   for (const gate::Group& g : groups) roots.push_back(g.root);
-  std::vector<std::vector<std::string>> covered = CoveringRules(shipped, findings, roots, target, jobs);
+  std::vector<std::vector<std::string>> covered = CoveringRules(rules, findings, roots, target, jobs);
   for (size_t i = 0; i < groups.size(); ++i) groups[i].covered_by = std::move(covered[i]);
 }
 

@@ -33,5 +33,8 @@ std::vector<std::vector<std::string>> CoveringRules(const std::vector<rules::Rul
 // `archpatch apply` would fix. Nothing when no rules are shipped.
 void MarkCoveredByShippedRules(std::vector<gate::Group>& groups, const std::vector<Finding>& findings,
                                const arch::Arch& target, int jobs);
+// The same with the rules already loaded (audit loads them while the scan runs).
+void MarkCoveredByRules(std::vector<gate::Group>& groups, const std::vector<Finding>& findings,
+                        const std::vector<rules::Rule>& rules, const arch::Arch& target, int jobs);
 
 }  // namespace archpatch::plan

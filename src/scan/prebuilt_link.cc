@@ -262,7 +262,11 @@ void MarkPrebuiltGroups(std::vector<gate::Group>& groups, const std::vector<Find
 
 void LinkAndMarkPrebuilt(std::vector<Finding>& findings, std::vector<gate::Group>& groups,
                          const std::vector<std::string>& paths, const arch::Arch& target, int jobs) {
-  const ArtifactIndex index = IndexArtifacts(paths);
+  LinkAndMarkPrebuilt(findings, groups, IndexArtifacts(paths), target, jobs);
+}
+
+void LinkAndMarkPrebuilt(std::vector<Finding>& findings, std::vector<gate::Group>& groups, const ArtifactIndex& index,
+                         const arch::Arch& target, int jobs) {
   if (index.empty()) return;
   LinkPrebuilt(findings, index, target, jobs);
   MarkPrebuiltGroups(groups, findings, target);

@@ -47,5 +47,9 @@ void MarkPrebuiltGroups(std::vector<gate::Group>& groups, const std::vector<Find
 // The whole step audit and suggest run after scan::BuildGroups: index `paths`, link, mark.
 void LinkAndMarkPrebuilt(std::vector<Finding>& findings, std::vector<gate::Group>& groups,
                          const std::vector<std::string>& paths, const arch::Arch& target, int jobs);
+// The same with the index already made (audit makes it while the scan runs: it needs only the
+// paths).
+void LinkAndMarkPrebuilt(std::vector<Finding>& findings, std::vector<gate::Group>& groups, const ArtifactIndex& index,
+                         const arch::Arch& target, int jobs);
 
 }  // namespace archpatch::scan
