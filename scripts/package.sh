@@ -5,7 +5,8 @@
 #   OUT/archpatch-VERSION-linux-x86_64.tar.gz    relocatable: bin/ lib/ share/; glibc >= 2.34
 # The checks fail the script: a tarball ELF file needing a GLIBC_ symbol version newer than
 # GLIBC_MAX, a library not resolved inside lib/ (glibc's and libgcc_s aside), a missing RUNPATH, debug info
-# left in the binary, a .deb without Depends. Prints each package's size (docs/deploy.md).
+# left in the binary, a .deb without Depends, a lib/ without libclang (opened at run time, so no
+# library names it) or with one that needs a library outside lib/. Prints each package's size (docs/deploy.md).
 #
 #   scripts/package.sh [OUT]        default OUT: build/packages; BUILD_DIR overrides build/
 set -euo pipefail
@@ -65,6 +66,13 @@ outside=$(env -u LD_LIBRARY_PATH ldd "$root/bin/archpatch" |
   awk '/not found/ || ($3 ~ /^\// && index($3, "'"$root"'/") != 1) { print $1 }' |
   grep -Ev '^(libc|libm|libmvec|libpthread|libdl|librt|libresolv|libgcc_s)\.so' || true)
 [[ -z $outside ]] || fail "resolved outside lib/: $outside"
+# libclang is opened, not linked (src/cuda/libclang.h): lib/ must hold it and what it needs.
+libclang=$(ls "$root"/lib/libclang-*.so.* 2>/dev/null | head -1 || true)
+[[ -n $libclang ]] || fail "lib/ lacks libclang"
+outside=$(env -u LD_LIBRARY_PATH ldd "$libclang" |
+  awk '/not found/ || ($3 ~ /^\// && index($3, "'"$root"'/") != 1) { print $1 }' |
+  grep -Ev '^(libc|libm|libmvec|libpthread|libdl|librt|libresolv|libgcc_s)\.so' || true)
+[[ -z $outside ]] || fail "${libclang##*/} needs libraries resolved outside lib/: $outside"
 readelf -d "$root/bin/archpatch" | grep -q 'RUNPATH.*\[\$ORIGIN/../lib\]' || fail "bin/archpatch has no RUNPATH \$ORIGIN/../lib"
 if readelf -S "$root/bin/archpatch" | grep -q '\.debug_'; then fail "bin/archpatch keeps debug info"; fi
 

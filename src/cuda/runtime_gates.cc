@@ -15,6 +15,7 @@
 
 #include "cuda/directives.h"
 #include "cuda/header_constants.h"
+#include "cuda/libclang.h"
 #include "cuda/runtime_eval.h"
 #include "cuda/runtime_relevance.h"
 #include "cuda/runtime_tokens.h"
@@ -535,6 +536,7 @@ class RuntimeParser {
 Result<std::vector<Finding>> ParsedFindings(const std::string& file, std::string_view contents,
                                             const std::vector<arch::Arch>& arches, const std::vector<Token>& tokens,
                                             const std::vector<size_t>& readable) {
+  if (Status loaded = LoadLibclang(); !loaded) return Error{loaded.error().message, Location{file}};
   thread_local RuntimeParser parser;
   struct Release {
     RuntimeParser& parser;

@@ -12,6 +12,7 @@
 #include <spdlog/spdlog.h>
 
 #include "cuda/functions.h"
+#include "cuda/libclang.h"
 #include "cuda/tokens.h"
 #include "hazard/branches.h"
 
@@ -227,6 +228,7 @@ std::vector<std::string> DeviceDefines(const arch::Arch& arch) {
 
 Result<ParsedSource> Parse(const std::string& path, std::string_view contents,
                            const std::vector<std::string>& defines) {
+  if (Status loaded = cuda::LoadLibclang(); !loaded) return Error{loaded.error().message, {path, 0, 0}};
   const std::string blanked = BlankIncludes(contents);
   std::vector<std::string> args = {"-x",         "cuda",       "--cuda-host-only", "-nocudainc",
                                    "-nocudalib", "-std=c++17", "-Wno-everything"};

@@ -13,7 +13,6 @@
 #include "scan/directive_store.h"
 #include "scan/package_macros.h"
 #include "scan/walk.h"
-#include "util/library_code.h"
 
 namespace archpatch::scan {
 namespace {
@@ -129,9 +128,6 @@ Result<AuditReport> Audit(const AuditOptions& options) {
   // workers) 16 MiB raised the peak RSS from 182 to 190-195 MB for no time; 4 MiB gives 183-186.
   ::mallopt(M_MMAP_THRESHOLD, 4 << 20);
 #endif
-  // What libLLVM's and libclang's start-up touched of their code (42 MB, util/library_code.h); a
-  // runtime parse maps back the little it runs.
-  ReleaseLibraryCode({"libLLVM", "libclang"});
   AuditReport report = ScanInRounds(options, files->files);
   SortByPlace(report.errors);
   SortByPlace(report.warnings);

@@ -36,6 +36,11 @@ output_has() {
   grep -qF -- "$1" "$work/out" && return 0
   echo "FAIL $2: no '$1' in:"; sed 's/^/     | /' "$work/out"; failures=$((failures + 1))
 }
+# output_lacks TEXT WHAT: the last step's output does not contain TEXT.
+output_lacks() {
+  grep -qF -- "$1" "$work/out" || return 0
+  echo "FAIL $2: '$1' in:"; sed 's/^/     | /' "$work/out"; failures=$((failures + 1))
+}
 tree_sums() { (cd "$work/site" && find . -path ./.archpatch -prune -o -type f -print0 | sort -z | xargs -0 sha256sum); }
 
 step 0 "--version" "$bin" --version
@@ -48,6 +53,7 @@ step 0 "caches list (caches.yaml)" "$bin" caches list
 output_has "flashinfer" "caches list names the shipped cache kinds"
 step 1 "audit --arch sm_120 (gates found, hazards on)" "$bin" audit --arch sm_120 "$work/site"
 output_has "allreduce" "audit reports the example's gates"
+output_lacks "libclang could not be loaded" "audit opens libclang for the kernel checks"
 tree_sums >"$work/sums.before"
 step 0 "apply" "$bin" apply --rule "$example/rules/minifi-allreduce.yaml" --site-packages "$work/site"
 step 0 "status" "$bin" status --site-packages "$work/site"
