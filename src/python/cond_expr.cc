@@ -29,6 +29,13 @@ bool IsOpenBracket(const TokenStream& ts, size_t i) {
 
 }  // namespace
 
+const std::string& BoundKey(std::string& key, std::string_view scope, std::string_view name) {
+  key.assign(scope);
+  key += '\0';
+  key += name;
+  return key;
+}
+
 bool HasCapabilityPart(const CondExpr& e) {
   if (e.kind == CondExpr::Kind::kGate || e.kind == CondExpr::Kind::kCall || e.kind == CondExpr::Kind::kParamTest) {
     return true;
@@ -38,7 +45,7 @@ bool HasCapabilityPart(const CondExpr& e) {
 
 CondExpr CondParser::Parse(size_t a, size_t b, const std::vector<std::string>* params, const BoundConditions* bound,
                            const std::string& scope) {
-  params_ = params, bound_ = bound, scope_ = scope;
+  params_ = params, bound_ = bound, scope_ = &scope;
   size_t i = a;
   CondExpr e = Or(i, b);
   return i == b ? e : Unknown();
@@ -127,7 +134,8 @@ bool CondParser::ParamTest(size_t i, size_t j, size_t b, size_t& next, CondExpr&
   if (!ts_.IsName(k) || !EndsOperand(k + 1, b)) return false;
   auto p = std::find(params_->begin(), params_->end(), ts_.Text(k));
   if (p == params_->end()) return false;
-  const std::string lower = LowerText(ts_.Text(i));
+  const LowerName lowered(ts_.Text(i));
+  const std::string_view lower = lowered;
   const bool hinted = lower.find("arch") != std::string::npos || lower.find("sm") != std::string::npos ||
                       lower.find("cap") != std::string::npos || lower == "cc" || lower.ends_with("_cc");
   if (!hinted) return false;
@@ -172,12 +180,11 @@ CondExpr CondParser::Atom(size_t& i, size_t b) {
     if (ParamTest(i, j, b, next, e)) return i = next, e;
     if (EndsOperand(j, b)) {
       if (Call(i, j, e)) {
-        e.where.text = ts_.Folded(i, j);
         i = j;
         return e;
       }
       if (j == i + 1 && bound_) {
-        auto found = bound_->find(scope_ + '\0' + std::string(ts_.Text(i)));
+        auto found = bound_->find(BoundKey(key_, *scope_, ts_.Text(i)));
         if (found != bound_->end()) return i = j, found->second;
       }
     }

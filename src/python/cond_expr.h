@@ -13,6 +13,10 @@ namespace archpatch::python {
 // Names bound in one scope to a condition: `is_sm90 = major == 9` (scope "\0" name -> expr).
 using BoundConditions = std::map<std::string, CondExpr, std::less<>>;
 
+// Writes the BoundConditions key of `name` in `scope` into `key` (a buffer kept across lookups,
+// so that asking about every name of a module allocates nothing) and returns it.
+const std::string& BoundKey(std::string& key, std::string_view scope, std::string_view name);
+
 class CondParser {
  public:
   // `gate_at`: first token of each gate -> index into the summary's gates (the longest gate).
@@ -39,7 +43,8 @@ class CondParser {
   const std::vector<GateTruth>& gates_;
   const std::vector<std::string>* params_ = nullptr;
   const BoundConditions* bound_ = nullptr;
-  std::string scope_;
+  const std::string* scope_ = nullptr;
+  std::string key_;  // scratch for BoundKey
 };
 
 // Whether the expression holds anything the package model can resolve (a gate, a call, a test).

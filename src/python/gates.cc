@@ -9,23 +9,26 @@
 namespace archpatch::python {
 namespace {
 
+// Sorted: IsKeyword is asked about nearly every name of a module.
 constexpr std::string_view kKeywords[] = {
-    "and",    "or",       "not",   "in",     "is",      "if",     "else", "elif",  "return",   "lambda",
-    "for",    "while",    "None",  "True",   "False",   "import", "from", "as",    "def",      "class",
-    "with",   "yield",    "await", "async",  "assert",  "del",    "pass", "break", "continue", "raise",
-    "global", "nonlocal", "try",   "except", "finally", "match",  "case"};
+    "False",  "None",     "True",   "and", "as",    "assert", "async",  "await",    "break", "case",
+    "class",  "continue", "def",    "del", "elif",  "else",   "except", "finally",  "for",   "from",
+    "global", "if",       "import", "in",  "is",    "lambda", "match",  "nonlocal", "not",   "or",
+    "pass",   "raise",    "return", "try", "while", "with",   "yield"};
+static_assert(std::is_sorted(std::begin(kKeywords), std::end(kKeywords)));
 
-bool IsKeyword(std::string_view name) {
-  return std::find(std::begin(kKeywords), std::end(kKeywords), name) != std::end(kKeywords);
-}
+bool IsKeyword(std::string_view name) { return std::binary_search(std::begin(kKeywords), std::end(kKeywords), name); }
 
 bool Contains(std::string_view text, std::string_view part) { return text.find(part) != text.npos; }
 
+char LowerChar(char c) { return c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c; }
+
 // torch.cuda.get_device_capability, get_compute_capability, current_platform.get_device_capability
 bool IsCapabilityGetter(std::string_view name) {
-  const std::string lower = LowerText(name);
+  const LowerName lowered(name);
+  const std::string_view lower = lowered;
   if (!Contains(lower, "capability")) return false;
-  return lower.rfind("has_", 0) != 0 && lower.rfind("is_", 0) != 0 && lower.rfind("set_", 0) != 0 &&
+  return !lower.starts_with("has_") && !lower.starts_with("is_") && !lower.starts_with("set_") &&
          !Contains(lower, "supported");
 }
 
@@ -66,8 +69,8 @@ std::optional<Operand> ChooseOperand(Provenance p, std::string_view last_name, s
     case Provenance::kProperties: return std::nullopt;
     case Provenance::kNone: break;
   }
-  const std::string name = LowerText(last_name);
-  const std::string whole = LowerText(primary);
+  const LowerName lowered_name(last_name), lowered_whole(primary);
+  const std::string_view name = lowered_name, whole = lowered_whole;
   if (Contains(whole, "version") && !Contains(whole, "sm_version")) return std::nullopt;  // torch.version.cuda
   auto all_ints = [&](auto pred) {
     if (!in) return pred(lit.number);
@@ -88,8 +91,17 @@ std::optional<Operand> ChooseOperand(Provenance p, std::string_view last_name, s
 std::string LowerText(std::string_view text) {
   // ASCII only, as std::tolower in the C locale, but in place: no call and no growth per byte.
   std::string out(text);
-  for (char& c : out) c = c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c;
+  for (char& c : out) c = LowerChar(c);
   return out;
+}
+
+LowerName::LowerName(std::string_view text) {
+  if (text.size() > short_.size()) {
+    long_ = LowerText(text);
+    return;
+  }
+  size_ = text.size();
+  std::transform(text.begin(), text.end(), short_.begin(), LowerChar);
 }
 
 bool IsPair(const Literal& lit) {
@@ -126,40 +138,52 @@ std::vector<Gate> Recognizer::Run() {
   return std::move(gates_);
 }
 
+// Writes "Outer.inner\0name" into key_, one buffer for the module: no string per lookup.
+const std::string& Recognizer::ScopedKey(const std::vector<std::string>& scope, std::string_view name) const {
+  key_.clear();
+  for (const std::string& part : scope) {
+    if (!key_.empty()) key_ += '.';
+    key_ += part;
+  }
+  key_ += '\0';
+  key_ += name;
+  return key_;
+}
+
 Provenance Recognizer::Lookup(const std::vector<std::string>& scope, std::string_view name) const {
   if (provenance_.empty()) return Provenance::kNone;  // most modules read no capability at all
-  // The ScopeName of the first n parts, innermost first, is a prefix of the whole one: its length
-  // is counted instead of each outer scope being copied and joined again.
-  std::vector<size_t> lengths = {0};
-  for (const std::string& part : scope) lengths.push_back(lengths.back() + (lengths.back() ? 1 : 0) + part.size());
-  const std::string whole = ScopeName(scope);
-  std::string key;
+  // The ScopeName of the first n parts, innermost first, is a prefix of the whole one: the key is
+  // cut back to it instead of each outer scope being joined again.
+  ScopedKey(scope, {});
+  size_t length = key_.size() - 1;  // of the first n parts' ScopeName
   for (size_t n = scope.size() + 1; n-- > 0;) {
-    key.assign(whole, 0, lengths[n]);
-    key += '\0';
-    key += name;
-    auto found = provenance_.find(key);
+    key_.resize(length);
+    key_ += '\0';
+    key_ += name;
+    auto found = provenance_.find(key_);
     if (found != provenance_.end()) return found->second;
+    if (n > 0) length = n == 1 ? 0 : length - scope[n - 1].size() - 1;
   }
   return Provenance::kNone;
 }
 
-Provenance Recognizer::ClassifyPrimary(const LogicalLine& line, size_t i, size_t j, std::string& last_name) const {
+Provenance Recognizer::ClassifyPrimary(const LogicalLine& line, size_t i, size_t j, std::string_view& last_name) const {
   Provenance kind = Lookup(line.scope, ts_.Text(i));
-  last_name = std::string(ts_.Text(i));
+  last_name = ts_.Text(i);
   bool to_int = false;
   for (size_t k = i + 1; k < j;) {
     if (ts_.Is(k, ".")) {
       const std::string_view attr = ts_.Text(k + 1);
-      const bool hinted = kind == Provenance::kCapability || kind == Provenance::kProperties ||
-                          CapabilityHint(LowerText(last_name)) || Contains(LowerText(last_name), "prop");
+      const LowerName lower(last_name);
+      const bool hinted = kind == Provenance::kCapability || kind == Provenance::kProperties || CapabilityHint(lower) ||
+                          Contains(lower, "prop");
       to_int = attr == "to_int" && kind == Provenance::kCapability;
       if ((attr == "major" || attr == "minor") && hinted) {
         kind = attr == "major" ? Provenance::kMajor : Provenance::kMinor;
       } else {
         kind = Provenance::kNone;
       }
-      last_name = std::string(attr);
+      last_name = attr;
       k += 2;
     } else if (ts_.Is(k, "(")) {
       if (to_int)
@@ -175,7 +199,7 @@ Provenance Recognizer::ClassifyPrimary(const LogicalLine& line, size_t i, size_t
     } else {  // a subscript
       const bool index = ts_.match[k] == k + 2 && (ts_.Text(k + 1) == "0" || ts_.Text(k + 1) == "1");
       const bool capability = kind == Provenance::kCapability ||
-                              (kind == Provenance::kNone && k == i + 1 && CapabilityHint(LowerText(last_name)));
+                              (kind == Provenance::kNone && k == i + 1 && CapabilityHint(LowerName(last_name)));
       kind =
           index && capability ? (ts_.Text(k + 1) == "0" ? Provenance::kMajor : Provenance::kMinor) : Provenance::kNone;
       k = ts_.match[k] + 1;
@@ -187,37 +211,39 @@ Provenance Recognizer::ClassifyPrimary(const LogicalLine& line, size_t i, size_t
 // `major, minor = torch.cuda.get_device_capability()`, `cap = get_device_capability(dev)`,
 // `props = torch.cuda.get_device_properties(0)`, `cc = major * 10 + minor`.
 void Recognizer::RecordProvenance(const LogicalLine& line) {
-  std::vector<std::string> targets;
+  std::string_view targets[2];  // the first two: all that a provenance is recorded for
+  size_t count = 0;
   size_t i = line.first;
   const bool paren = ts_.Is(i, "(");
   if (paren) ++i;
   while (ts_.IsName(i) && !IsKeyword(ts_.Text(i))) {
-    targets.emplace_back(ts_.Text(i));
+    if (count < 2) targets[count] = ts_.Text(i);
+    ++count;
     ++i;
     if (paren && ts_.Is(i, ")")) ++i;
     if (!ts_.Is(i, ",")) break;
     ++i;
     if (ts_.Is(i, "*") && ts_.IsName(i + 1)) i += 2;
   }
-  if (targets.empty() || !ts_.Is(i, "=")) return;
+  if (count == 0 || !ts_.Is(i, "=")) return;
   const size_t value = i + 1;
-  const std::string scope = ScopeName(line.scope) + '\0';
   const size_t end = PrimaryEnd(ts_, value, line.last);
-  std::string last_name;
+  auto record = [&](std::string_view name, Provenance p) { provenance_[ScopedKey(line.scope, name)] = p; };
+  std::string_view last_name;
   if (end == line.last && end > value) {
     const Provenance p = ClassifyPrimary(line, value, end, last_name);
-    if (targets.size() == 1 && p != Provenance::kNone) provenance_[scope + targets[0]] = p;
-    if (targets.size() >= 2 && (p == Provenance::kCapability || p == Provenance::kProperties)) {
-      provenance_[scope + targets[0]] = Provenance::kMajor;
-      provenance_[scope + targets[1]] = Provenance::kMinor;
+    if (count == 1 && p != Provenance::kNone) record(targets[0], p);
+    if (count >= 2 && (p == Provenance::kCapability || p == Provenance::kProperties)) {
+      record(targets[0], Provenance::kMajor);
+      record(targets[1], Provenance::kMinor);
     }
     return;
   }
   // NAME = major * 10 + minor
-  if (targets.size() == 1 && value + 5 == line.last && ts_.Is(value + 1, "*") && ts_.Text(value + 2) == "10" &&
+  if (count == 1 && value + 5 == line.last && ts_.Is(value + 1, "*") && ts_.Text(value + 2) == "10" &&
       ts_.Is(value + 3, "+") && Lookup(line.scope, ts_.Text(value)) == Provenance::kMajor &&
       Lookup(line.scope, ts_.Text(value + 4)) == Provenance::kMinor) {
-    provenance_[scope + targets[0]] = Provenance::kComputeCapability;
+    record(targets[0], Provenance::kComputeCapability);
   }
 }
 
@@ -244,9 +270,10 @@ bool Recognizer::EndsExpression(size_t next, size_t end) const {
 // (major * 10 + minor) gives its major or minor. The index after `// 10` (or `% 10`), or 0.
 size_t Recognizer::SmArithmetic(const LogicalLine& line, size_t i, size_t j, Provenance& p) const {
   if (!(ts_.Is(j, "//") || ts_.Is(j, "%")) || ts_.Text(j + 1) != "10" || j + 2 > line.last) return 0;
-  std::string last_name;
+  std::string_view last_name;
   const Provenance base = ClassifyPrimary(line, i, j, last_name);
-  const std::string lower = LowerText(last_name);
+  const LowerName lowered(last_name);
+  const std::string_view lower = lowered;
   const bool sm_number =
       base == Provenance::kComputeCapability ||
       (base == Provenance::kNone && (Contains(lower, "arch") || lower == "cc" || lower.ends_with("_cc") ||
@@ -279,11 +306,12 @@ bool Recognizer::TryComparison(const LogicalLine& line, size_t i, std::vector<Ga
   size_t next = 0;
   std::optional<Literal> lit = ParseLiteral(ts_, lit_at, line.last, next, &bindings_);
   if (!lit || lit->kind == LiteralKind::kNone || !EndsExpression(next, line.last)) return false;
-  std::string last_name;
+  std::string_view last_name;
   const Provenance p = arithmetic != Provenance::kNone ? arithmetic : ClassifyPrimary(line, i, j, last_name);
-  std::optional<Operand> operand = ChooseOperand(p, last_name, ts_.Folded(i, j), *lit, op);
+  std::string primary = ts_.Folded(i, j);
+  std::optional<Operand> operand = ChooseOperand(p, last_name, primary, *lit, op);
   if (!operand) return false;
-  out.push_back(Gate{"comparison", ts_.Folded(i, j), *lit, i, next, line.scope, {{Term{*operand, op, *lit}}}});
+  out.push_back(Gate{"comparison", std::move(primary), *lit, i, next, line.scope, {{Term{*operand, op, *lit}}}});
   return true;
 }
 
@@ -307,12 +335,13 @@ bool Recognizer::TryReversedComparison(const LogicalLine& line, size_t i, std::v
   if (k == 0 || op == Compare::kIn || op == Compare::kNotIn || !ts_.IsName(k) || IsKeyword(ts_.Text(k))) return false;
   const size_t j = PrimaryEnd(ts_, k, line.last);
   if (!EndsExpression(j, line.last)) return false;
-  std::string last_name;
+  std::string_view last_name;
   const Provenance p = ClassifyPrimary(line, k, j, last_name);
   op = Flip(op);
-  std::optional<Operand> operand = ChooseOperand(p, last_name, ts_.Folded(k, j), *lit, op);
+  std::string primary = ts_.Folded(k, j);
+  std::optional<Operand> operand = ChooseOperand(p, last_name, primary, *lit, op);
   if (!operand) return false;
-  out.push_back(Gate{"comparison", ts_.Folded(k, j), *lit, i, j, line.scope, {{Term{*operand, op, *lit}}}});
+  out.push_back(Gate{"comparison", std::move(primary), *lit, i, j, line.scope, {{Term{*operand, op, *lit}}}});
   return true;
 }
 

@@ -139,10 +139,7 @@ class Summarizer {
     const size_t end = statements_.BlockEnd(k);
     if (end - k > kMaxPredicateLines || end == k + 1) return;
     PredicateDef def;
-    def.name = std::string(ts_.Text(name_at));
     def.params = Params(name_at);
-    const Token& at = ts_.tokens[l.first];
-    def.where = {at.line, at.column, ts_.Folded(l.first, l.last)};
     const std::string scope = ScopeName(l.scope);
     bool has_last = false;
     for (size_t j = k + 1; j < end; j = statements_.BlockEnd(j)) {
@@ -159,7 +156,11 @@ class Summarizer {
     if (!has_last) def.last = FalseExpr();  // falls off its end: None
     bool useful = HasCapabilityPart(def.last);
     for (const auto& [c, r] : def.early) useful |= HasCapabilityPart(c) || HasCapabilityPart(r);
-    if (useful) out_.predicates.push_back(std::move(def));
+    if (!useful) return;
+    def.name = std::string(ts_.Text(name_at));  // only now: most defs are no predicate
+    const Token& at = ts_.tokens[l.first];
+    def.where = {at.line, at.column, ts_.Folded(l.first, l.last)};
+    out_.predicates.push_back(std::move(def));
   }
 
   // `if c: return r` (inline or a block of just that), `if c: raise ...` (the predicate is false).
@@ -199,7 +200,7 @@ class Summarizer {
     const Token& at = ts_.tokens[l.first];
     e.bound_at = {at.line, at.column, ts_.Folded(l.first, l.last)};
     e.bound_name = std::string(ts_.Text(l.first));
-    bound_[scope + '\0' + e.bound_name] = std::move(e);
+    bound_[BoundKey(key_, scope, e.bound_name)] = std::move(e);
   }
 
   // Whether tokens [a, b) can parse to a capability part: only a gate, a call or a name bound to a
@@ -209,7 +210,7 @@ class Summarizer {
     if (auto gate = gate_at_.lower_bound(a); gate != gate_at_.end() && gate->first < b) return true;
     for (size_t i = a; i < b; ++i) {
       if (ts_.Is(i, "(")) return true;
-      if (!bound_.empty() && ts_.IsName(i) && bound_.count(scope + '\0' + std::string(ts_.Text(i)))) return true;
+      if (!bound_.empty() && ts_.IsName(i) && bound_.count(BoundKey(key_, scope, ts_.Text(i)))) return true;
     }
     return false;
   }
@@ -228,7 +229,7 @@ class Summarizer {
       if (!ts_.IsName(i) || IsKeyword(ts_.Text(i)) || (i > l.first + 1 && ts_.Is(i - 1, "."))) continue;
       const size_t j = PrimaryEnd(ts_, i, end);
       resolvable = (j > i + 1 && ts_.Is(j - 1, ")") && gate_at_.count(i) == 0) ||
-                   (j == i + 1 && bound_.count(scope + '\0' + std::string(ts_.Text(i))) > 0);
+                   (j == i + 1 && bound_.count(BoundKey(key_, scope, ts_.Text(i))) > 0);
     }
     if (!resolvable) return;
     const size_t first = l.first + 1;
@@ -250,6 +251,7 @@ class Summarizer {
   std::map<size_t, size_t> gate_at_;
   CondParser parser_;
   BoundConditions bound_;
+  mutable std::string key_;  // scratch for BoundKey
 };
 
 }  // namespace

@@ -2,6 +2,7 @@
 // docs/python-gates.md. It produces Gates (data); scanner.cc turns them into Findings.
 #pragma once
 
+#include <array>
 #include <map>
 #include <string>
 #include <vector>
@@ -44,7 +45,8 @@ class Recognizer {
   // gates.cc: capability expressions, comparisons and combined conditions.
   void RecordProvenance(const LogicalLine& line);
   Provenance Lookup(const std::vector<std::string>& scope, std::string_view name) const;
-  Provenance ClassifyPrimary(const LogicalLine& line, size_t i, size_t j, std::string& last_name) const;
+  const std::string& ScopedKey(const std::vector<std::string>& scope, std::string_view name) const;
+  Provenance ClassifyPrimary(const LogicalLine& line, size_t i, size_t j, std::string_view& last_name) const;
   void FindComparisons(const LogicalLine& line);
   size_t SmArithmetic(const LogicalLine& line, size_t i, size_t j, Provenance& p) const;
   bool IsLoopTarget(const LogicalLine& line, size_t i) const;
@@ -65,6 +67,7 @@ class Recognizer {
   const std::vector<LogicalLine>& lines_;
   Bindings bindings_;
   std::map<std::string, Provenance, std::less<>> provenance_;  // "scope\0name"
+  mutable std::string key_;                                    // scratch for ScopedKey
   std::vector<Gate> gates_;
   std::vector<ByteSpan> covered_;  // merged spans of the gates before the arch-string pass
 };
@@ -84,5 +87,21 @@ bool AllItems(const Literal& lit, Pred pred) {
   return concrete > 0;
 }
 std::string LowerText(std::string_view text);
+
+// `text` lowered (ASCII) into an inline buffer: the recogniser lowers most names it asks about,
+// and a string for each was a large share of the scan's allocations. Not copyable: it views itself.
+class LowerName {
+ public:
+  explicit LowerName(std::string_view text);
+  LowerName(const LowerName&) = delete;
+  LowerName& operator=(const LowerName&) = delete;
+  std::string_view view() const { return long_.empty() ? std::string_view(short_.data(), size_) : long_; }
+  operator std::string_view() const { return view(); }  // NOLINT(google-explicit-constructor)
+
+ private:
+  std::array<char, 64> short_;
+  size_t size_ = 0;
+  std::string long_;  // a name longer than short_ holds
+};
 
 }  // namespace archpatch::python

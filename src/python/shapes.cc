@@ -19,7 +19,8 @@ bool IsCarrierName(std::string_view name) {
   // name of every line) before any copy is lowered.
   const char last = name.empty() ? '\0' : static_cast<char>(name.back() | 0x20);
   if (last != 's' && last != 't') return false;
-  const std::string lower = LowerText(name);
+  const LowerName lowered(name);
+  const std::string_view lower = lowered;
   constexpr std::string_view kEndings[] = {
       "major_versions",          "majors", "archs", "arches", "arch_list", "capabilities", "sm_versions",
       "compute_capability_list", "ccs"};
@@ -51,7 +52,7 @@ Literal NameList(const std::vector<ArchName>& names, const Literal& origin) {
 
 // How a carrier's value reads: which operand, and the literal to evaluate.
 std::optional<Term> CarrierTerm(std::string_view name, const Literal& lit) {
-  const bool major_name = Contains(LowerText(name), "major");
+  const bool major_name = Contains(LowerName(name), "major");
   if (lit.kind == LiteralKind::kString) {
     std::optional<std::vector<ArchName>> names = ParseArchListString(lit.text);
     if (!names) return std::nullopt;
@@ -132,7 +133,8 @@ void Recognizer::FindCarriers(const LogicalLine& line) {
 void Recognizer::FindCalls(const LogicalLine& line) {
   for (size_t i = line.first; i + 1 < line.last; ++i) {
     if (!ts_.IsName(i) || !ts_.Is(i + 1, "(") || (i > line.first && ts_.Is(i - 1, "def"))) continue;
-    const std::string callee = LowerText(ts_.Text(i));
+    const LowerName lowered(ts_.Text(i));
+    const std::string_view callee = lowered;
     const size_t close = ts_.match[i + 1];
     size_t next = 0;
     std::optional<Literal> first = ParseLiteral(ts_, i + 2, close, next, &bindings_);
@@ -200,7 +202,7 @@ void Recognizer::FindArchStrings(const LogicalLine& line) {
   bool arch_list_line = false;
   for (size_t i = line.first; i < line.last && !arch_list_line; ++i) {
     if (ts_.tokens[i].kind != TokenKind::kName && ts_.tokens[i].kind != TokenKind::kString) continue;
-    const std::string lower = LowerText(ts_.Text(i));
+    const LowerName lower(ts_.Text(i));
     arch_list_line = Contains(lower, "arch_list") || Contains(lower, "cuda_arch");
   }
   for (size_t i = line.first; i < line.last; ++i) {
@@ -219,7 +221,6 @@ void Recognizer::FindArchStrings(const LogicalLine& line) {
       name = std::string(ts_.Text(line.first));
 
     const std::vector<ArchName> targets = NvccArchTargets(lit.text);
-    std::optional<std::vector<ArchName>> list = ParseArchListString(lit.text);
     const bool strict = lit.text.rfind("sm_", 0) == 0 || lit.text.rfind("compute_", 0) == 0;
     if (!targets.empty()) {
       gates_.push_back(Gate{"nvcc-arch-flag",
@@ -232,8 +233,9 @@ void Recognizer::FindArchStrings(const LogicalLine& line) {
     } else if (strict && arch::ReadArchName(lit.text)) {
       gates_.push_back(
           Gate{"arch-string", name, lit, i, i + 1, line.scope, {{Term{Operand::kArchName, Compare::kEq, lit}}}});
-    } else if (arch_list_line && list && Contains(lit.text, ".") &&
-               std::all_of(list->begin(), list->end(), IsRealChip)) {
+    } else if (arch_list_line && Contains(lit.text, ".")) {
+      const std::optional<std::vector<ArchName>> list = ParseArchListString(lit.text);  // only here: it allocates
+      if (!list || !std::all_of(list->begin(), list->end(), IsRealChip)) continue;
       gates_.push_back(Gate{"arch-list-string",
                             name,
                             lit,

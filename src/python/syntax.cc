@@ -120,6 +120,14 @@ TokenStream MakeStream(std::string_view source, std::vector<Token> tokens) {
 }
 
 std::string TokenStream::Folded(size_t first, size_t last) const {
+  // Tokens on one physical line are parted by blanks only (a comment or a continuation would
+  // hold a line break): when those blanks are single spaces the text is already folded.
+  if (first < last && tokens[first].begin <= tokens[last - 1].end) {
+    const std::string_view whole = source.substr(tokens[first].begin, tokens[last - 1].end - tokens[first].begin);
+    if (whole.find_first_of("\r\n\t\f") == std::string_view::npos && whole.find("  ") == std::string_view::npos) {
+      return std::string(whole);
+    }
+  }
   std::string out;
   // Folding only shortens: the bytes from the first token to the end of the last are enough.
   if (first < last && tokens[first].begin <= tokens[last - 1].end) {
