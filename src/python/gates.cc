@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cctype>
 
+#include "python/prefilter.h"
 #include "python/recognizer.h"
 
 namespace archpatch::python {
@@ -346,6 +347,7 @@ bool Recognizer::TryReversedComparison(const LogicalLine& line, size_t i, std::v
 }
 
 void Recognizer::FindComparisons(const LogicalLine& line) {
+  if (!MayHoldComparison(ts_, line)) return;
   std::vector<Gate> found;
   for (size_t i = line.first; i < line.last; ++i) {
     if (!TryComparison(line, i, found)) TryReversedComparison(line, i, found);

@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include "python/prefilter.h"
 #include "python/recognizer.h"
 
 namespace archpatch::python {
@@ -26,6 +27,13 @@ bool IsCarrierName(std::string_view name) {
       "compute_capability_list", "ccs"};
   if (Contains(lower, "flags")) return false;
   return std::any_of(std::begin(kEndings), std::end(kEndings), [&](std::string_view e) { return lower.ends_with(e); });
+}
+
+// The callees FindCalls reads a literal argument of (lowered).
+bool IsPredicateCallee(std::string_view callee) {
+  return callee == "has_device_capability" || callee == "is_device_capability" ||
+         callee == "is_device_capability_family" || callee == "is_arch_supported" || callee == "is_family_of" ||
+         Contains(callee, "compute_capabilit");
 }
 
 bool IsInt(const Literal& l) { return l.kind == LiteralKind::kInt; }
@@ -135,6 +143,7 @@ void Recognizer::FindCalls(const LogicalLine& line) {
     if (!ts_.IsName(i) || !ts_.Is(i + 1, "(") || (i > line.first && ts_.Is(i - 1, "def"))) continue;
     const LowerName lowered(ts_.Text(i));
     const std::string_view callee = lowered;
+    if (!IsPredicateCallee(callee)) continue;  // no literal is read for any other
     const size_t close = ts_.match[i + 1];
     size_t next = 0;
     std::optional<Literal> first = ParseLiteral(ts_, i + 2, close, next, &bindings_);
@@ -208,9 +217,11 @@ void Recognizer::FindArchStrings(const LogicalLine& line) {
   for (size_t i = line.first; i < line.last; ++i) {
     const Token& t = ts_.tokens[i];
     if (t.kind != TokenKind::kString || t.fstring || ts_.Is(i + 1, ":") || CoveredByGate(t.begin)) continue;
+    const std::string_view body = StringBody(ts_.Text(i));
+    if (!MayNameArch(body, arch_list_line)) continue;
     Literal lit;
     lit.kind = LiteralKind::kString;
-    lit.text = std::string(StringBody(ts_.Text(i)));
+    lit.text = std::string(body);
     lit.span = {t.begin, t.end};
     lit.first_token = i;
     lit.last_token = i + 1;
