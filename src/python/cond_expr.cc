@@ -91,16 +91,19 @@ CondExpr CondParser::Not(size_t& i, size_t b) {
 }
 
 // `name(args)` and `a.b.name(args)` with the parenthesis last: a call the model may resolve.
-bool CondParser::Call(size_t i, size_t j, CondExpr& out) const {
+bool CondParser::IsCallee(size_t i, size_t j) const {
   if (j < i + 3 || !ts_.Is(j - 1, ")")) return false;
-  const size_t open = ts_.match[j - 1];
-  std::string callee;
-  for (size_t k = i; k < open; ++k) {
+  for (size_t k = i, open = ts_.match[j - 1]; k < open; ++k) {
     if (!(ts_.IsName(k) || ts_.Is(k, "."))) return false;
-    callee += ts_.Text(k);
   }
+  return true;
+}
+
+// The call on [i, j), which IsCallee accepted.
+void CondParser::Call(size_t i, size_t j, CondExpr& out) const {
+  const size_t open = ts_.match[j - 1];
   out.kind = CondExpr::Kind::kCall;
-  out.callee = callee;
+  for (size_t k = i; k < open; ++k) out.callee += ts_.Text(k);
   for (size_t k = open + 1; k < j - 1;) {
     if (ts_.IsName(k) && ts_.Is(k + 1, "=")) break;  // keyword arguments end the positional ones
     size_t next = k;
@@ -115,7 +118,27 @@ bool CondParser::Call(size_t i, size_t j, CondExpr& out) const {
   }
   const Token& at = ts_.tokens[i];
   out.where = {at.line, at.column, ts_.Folded(i, j)};
-  return true;
+}
+
+// Or, And and Not down to Atom's path to Call, taken before any other (`not(f(x))` is a kNot).
+bool CondParser::IsBareCall(size_t a, size_t b) const {
+  if (a >= b || !ts_.IsName(a) || ts_.Is(a, "not") || ts_.Is(a, "True") || ts_.Is(a, "False")) return false;
+  if (auto g = gate_at_.find(a); g != gate_at_.end() && gates_[g->second].last_token <= b) return false;
+  return PrimaryEnd(ts_, a, b) == b && IsCallee(a, b);
+}
+
+CondExpr CondParser::Resolve(const BoundCondition& bound) const {
+  if (!bound.deferred) return bound.expr;
+  CondExpr e;
+  Call(bound.first + 2, bound.last, e);
+  MarkBound(bound.first, bound.last, e);
+  return e;
+}
+
+void CondParser::MarkBound(size_t first, size_t last, CondExpr& e) const {
+  const Token& at = ts_.tokens[first];
+  e.bound_at = {at.line, at.column, ts_.Folded(first, last)};
+  e.bound_name = std::string(ts_.Text(first));
 }
 
 // `device_arch in sm_version` where sm_version is a parameter: decided by the call's argument.
@@ -179,13 +202,14 @@ CondExpr CondParser::Atom(size_t& i, size_t b) {
     size_t next = j;
     if (ParamTest(i, j, b, next, e)) return i = next, e;
     if (EndsOperand(j, b)) {
-      if (Call(i, j, e)) {
+      if (IsCallee(i, j)) {
+        Call(i, j, e);
         i = j;
         return e;
       }
       if (j == i + 1 && bound_) {
         auto found = bound_->find(BoundKey(key_, *scope_, ts_.Text(i)));
-        if (found != bound_->end()) return i = j, found->second;
+        if (found != bound_->end()) return i = j, Resolve(found->second);
       }
     }
   }

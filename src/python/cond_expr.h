@@ -10,8 +10,17 @@
 
 namespace archpatch::python {
 
-// Names bound in one scope to a condition: `is_sm90 = major == 9` (scope "\0" name -> expr).
-using BoundConditions = std::map<std::string, CondExpr, std::less<>>;
+// A condition bound to a name: `is_sm90 = major == 9`. A bare call (`x = f(a)`, most bindings) is
+// kept as the tokens of its binding and read only when a later condition names it: its CondExpr
+// depends on those tokens alone, and most bound calls are never named again.
+struct BoundCondition {
+  CondExpr expr;          // the condition, unless deferred
+  bool deferred = false;  // a bare call, bound by the statement on tokens [first, last)
+  size_t first = 0, last = 0;
+};
+
+// Names bound in one scope to a condition (scope "\0" name -> condition).
+using BoundConditions = std::map<std::string, BoundCondition, std::less<>>;
 
 // Writes the BoundConditions key of `name` in `scope` into `key` (a buffer kept across lookups,
 // so that asking about every name of a module allocates nothing) and returns it.
@@ -27,13 +36,20 @@ class CondParser {
   // `arch in sm_versions`), `bound`/`scope` the conditions bound to names so far.
   CondExpr Parse(size_t a, size_t b, const std::vector<std::string>* params, const BoundConditions* bound,
                  const std::string& scope);
+  // Whether Parse(a, b) with no parameters gives nothing but the call on [a, b) (a kCall).
+  bool IsBareCall(size_t a, size_t b) const;
+  // The condition `bound` holds (made now, when it was deferred).
+  CondExpr Resolve(const BoundCondition& bound) const;
+  // Marks `e` as bound by the statement `NAME = ...` on tokens [first, last).
+  void MarkBound(size_t first, size_t last, CondExpr& e) const;
 
  private:
   CondExpr Or(size_t& i, size_t b);
   CondExpr And(size_t& i, size_t b);
   CondExpr Not(size_t& i, size_t b);
   CondExpr Atom(size_t& i, size_t b);
-  bool Call(size_t i, size_t j, CondExpr& out) const;
+  bool IsCallee(size_t i, size_t j) const;
+  void Call(size_t i, size_t j, CondExpr& out) const;
   bool ParamTest(size_t i, size_t j, size_t b, size_t& next, CondExpr& out) const;
   size_t SkipOperand(size_t i, size_t b) const;
   bool EndsOperand(size_t i, size_t b) const;

@@ -195,12 +195,14 @@ class Summarizer {
   void Binding(const LogicalLine& l, const std::string& scope) {
     if (!ts_.IsName(l.first) || !ts_.Is(l.first + 1, "=") || l.last < l.first + 3) return;
     if (!MayHoldCondition(l.first + 2, l.last, scope)) return;
+    if (parser_.IsBareCall(l.first + 2, l.last)) {  // a call is a capability part
+      bound_[BoundKey(key_, scope, ts_.Text(l.first))] = {{}, true, l.first, l.last};
+      return;
+    }
     CondExpr e = parser_.Parse(l.first + 2, l.last, nullptr, &bound_, scope);
     if (!HasCapabilityPart(e)) return;
-    const Token& at = ts_.tokens[l.first];
-    e.bound_at = {at.line, at.column, ts_.Folded(l.first, l.last)};
-    e.bound_name = std::string(ts_.Text(l.first));
-    bound_[BoundKey(key_, scope, e.bound_name)] = std::move(e);
+    parser_.MarkBound(l.first, l.last, e);
+    bound_[BoundKey(key_, scope, ts_.Text(l.first))] = {std::move(e), false, 0, 0};
   }
 
   // Whether tokens [a, b) can parse to a capability part: only a gate, a call or a name bound to a
