@@ -44,7 +44,7 @@ bool StatementIndex::BlockReturns(size_t k) const {
   if (colon == std::string_view::npos) return false;
   if (colon + 1 < lines_[k].last) return ts_.Is(colon + 1, "return");
   size_t last_statement = lines_.size();
-  for (size_t j = k + 1; j < BlockEnd(k); ++j) {
+  for (size_t j = k + 1, end = BlockEnd(k); j < end; ++j) {
     if (lines_[j].depth == lines_[k].depth + 1) last_statement = j;
   }
   return last_statement < lines_.size() && ts_.Is(lines_[last_statement].first, "return");
@@ -114,7 +114,7 @@ bool StatementIndex::BlockRefuses(size_t k) const {
     return IsRefusal(start, end);
   }
   size_t last_statement = lines_.size();
-  for (size_t j = k + 1; j < BlockEnd(k); ++j) {
+  for (size_t j = k + 1, end = BlockEnd(k); j < end; ++j) {
     if (lines_[j].depth == l.depth + 1) last_statement = j;
   }
   if (last_statement == lines_.size()) return false;
@@ -136,7 +136,7 @@ bool StatementIndex::BlockOnlyValidates(size_t k) const {
   if (colon == std::string_view::npos) return false;
   if (colon + 1 < lines_[k].last) return IsValidation(colon + 1, lines_[k].last);
   bool any = false;
-  for (size_t j = k + 1; j < BlockEnd(k); ++j) {
+  for (size_t j = k + 1, end = BlockEnd(k); j < end; ++j) {
     if (lines_[j].depth != lines_[k].depth + 1) continue;  // inside a statement already read
     if (!IsValidation(lines_[j].first, lines_[j].last)) return false;
     any = true;
@@ -165,7 +165,7 @@ StatementIndex::Constants StatementIndex::BlockSetsConstants(size_t k) const {
   if (colon + 1 < lines_[k].last) {
     statements.emplace_back(colon + 1, lines_[k].last);
   } else {
-    for (size_t j = k + 1; j < BlockEnd(k); ++j) {
+    for (size_t j = k + 1, end = BlockEnd(k); j < end; ++j) {
       if (lines_[j].depth != lines_[k].depth + 1) return Constants::kOther;  // a nested block
       statements.emplace_back(lines_[j].first, lines_[j].last);
     }
@@ -238,7 +238,7 @@ Branch StatementIndex::IfBranch(size_t k) const {
   if (colon != std::string_view::npos && colon + 1 < lines_[k].last) {
     if (!ts_.Is(colon + 1, "return")) return Branch::kEnables;
   } else {
-    for (size_t b = k + 1; b < BlockEnd(k); ++b) {
+    for (size_t b = k + 1, end = BlockEnd(k); b < end; ++b) {
       if (lines_[b].depth == depth + 1) last_statement = b;
     }
     if (last_statement == lines_.size() || !ts_.Is(lines_[last_statement].first, "return")) return Branch::kEnables;
