@@ -107,10 +107,11 @@ TokenStream MakeStream(std::string_view source, std::vector<Token> tokens) {
   ts.match.assign(ts.tokens.size(), std::string_view::npos);
   std::vector<size_t> open;
   for (size_t i = 0; i < ts.tokens.size(); ++i) {
-    if (ts.tokens[i].kind != TokenKind::kOp) continue;
-    const std::string_view t = ts.Text(i);
-    if (IsOpen(t)) open.push_back(i);
-    if (IsClose(t) && !open.empty()) {
+    const Token& t = ts.tokens[i];
+    if (t.kind != TokenKind::kOp || t.end - t.begin != 1) continue;  // every bracket is one byte
+    const char c = source[t.begin];
+    if (c == '(' || c == '[' || c == '{') open.push_back(i);
+    if ((c == ')' || c == ']' || c == '}') && !open.empty()) {
       ts.match[i] = open.back();
       ts.match[open.back()] = i;
       open.pop_back();
@@ -172,6 +173,7 @@ std::vector<LogicalLine> SplitLines(const TokenStream& ts) {
       ++line.last;
     }
     while (!stack.empty() && stack.back().depth >= depth) stack.pop_back();
+    line.scope.reserve(stack.size() + 1);  // grown in place, not moved at each part
     for (const Open& o : stack) line.scope.push_back(o.name);
     size_t name_at = 0;
     if (StartsDef(ts, line, name_at)) {

@@ -71,6 +71,7 @@ class Lexer {
     line_start_ = p;
   }
   char At(size_t p) const { return p < src_.size() ? src_[p] : '\0'; }
+  bool IsColon(const Token& t) const { return t.end == t.begin + 1 && src_[t.begin] == ':'; }
 
   void Emit(TokenKind kind, size_t begin, size_t end, int line, size_t line_start, bool fstring = false) {
     tokens_.push_back(Token{kind, fstring, static_cast<uint32_t>(begin), static_cast<uint32_t>(end), line,
@@ -146,7 +147,7 @@ class Lexer {
     }
     if (NewlineLength(pos_) > 0) {
       if (brackets_.empty() && line_has_tokens_) {
-        after_colon_ = !tokens_.empty() && TokenText(src_, tokens_.back()) == ":";
+        after_colon_ = !tokens_.empty() && IsColon(tokens_.back());
         Emit(TokenKind::kNewline, pos_, pos_ + NewlineLength(pos_), line_, line_start_);
         line_has_tokens_ = false;
         at_line_start_ = true;
@@ -353,13 +354,17 @@ class Lexer {
       for (std::string_view op : kOps3) second[static_cast<unsigned char>(op[1])] = true;
       return second;
     }();
-    if (rest.size() < 2 || !kSecondBytes[static_cast<unsigned char>(rest[1])]) {
-      return kOps1.find(rest[0]) != std::string_view::npos ? 1 : 0;
-    }
+    static const std::array<bool, 256> kFirstBytes = [] {
+      std::array<bool, 256> first{};
+      for (char c : kOps1) first[static_cast<unsigned char>(c)] = true;
+      return first;
+    }();
+    const size_t single = kFirstBytes[static_cast<unsigned char>(rest[0])] ? 1 : 0;
+    if (rest.size() < 2 || !kSecondBytes[static_cast<unsigned char>(rest[1])]) return single;
     auto starts = [&](std::string_view op) { return rest[0] == op[0] && rest.starts_with(op); };
     if (std::any_of(std::begin(kOps3), std::end(kOps3), starts)) return 3;
     if (std::any_of(std::begin(kOps2), std::end(kOps2), starts)) return 2;
-    return kOps1.find(rest[0]) != std::string_view::npos ? 1 : 0;
+    return single;
   }
 
   std::optional<Error> Bracket(char c) {
@@ -382,7 +387,7 @@ class Lexer {
   Result<std::vector<Token>> Finish() {
     if (!brackets_.empty()) return Fail(fmt::format("'{}' was never closed", src_[brackets_.back()]), brackets_.back());
     if (line_has_tokens_) {
-      if (TokenText(src_, tokens_.back()) == ":") return Fail("expected an indented block", pos_);
+      if (IsColon(tokens_.back())) return Fail("expected an indented block", pos_);
       Emit(TokenKind::kNewline, pos_, pos_, line_, line_start_);
     } else if (after_colon_ && at_line_start_) {
       return Fail("expected an indented block", pos_);
