@@ -12,6 +12,7 @@
 #include "binary/cubin.h"
 #include "python/syntax.h"
 #include "python/tokenizer.h"
+#include "scan/file_bytes.h"
 #include "scan/jit_cache.h"
 #include "scan/walk.h"
 #include "util/input_file.h"
@@ -200,6 +201,9 @@ struct Walked {
   std::vector<std::string> python;      // holding the declaring class's name
   std::vector<std::string> all_python;  // every Python file (for prebuilt modules' names)
   std::vector<std::string> evidence;    // cubins, .so files, checksums.txt
+  // Every Python file is searched for the class's name: read into one reused buffer (a string
+  // per file, grown 64 KiB at a time, was 4% of an audit's CPU on FlashInfer + CUTLASS).
+  FileBytes bytes;
 };
 
 void Consider(const fs::path& path, bool read_python, Walked& out) {
@@ -208,8 +212,9 @@ void Consider(const fs::path& path, bool read_python, Walked& out) {
     if (!read_python) return;
     if (IsTestFileName(name)) return;
     out.all_python.push_back(path.string());
-    Result<std::string> text = ReadInputFile(path, kMaxSourceBytes);
-    if (text && text->find(kDeclaringClass) != std::string::npos) out.python.push_back(path.string());
+    if (out.bytes.Load(path.string()) && out.bytes.view().find(kDeclaringClass) != std::string_view::npos) {
+      out.python.push_back(path.string());
+    }
   } else if (IsEvidenceName(name)) {
     out.evidence.push_back(path.string());
   }
