@@ -117,8 +117,8 @@ Result<std::vector<std::string>> ScopesIn(const std::string& path, std::string_v
       if (!tokens) return tokens.error();
       const python::TokenStream ts = python::MakeStream(contents, std::move(*tokens));
       for (const python::LogicalLine& line : python::SplitLines(ts)) {
-        for (size_t n = 1; n <= line.scope.size(); ++n)
-          add(python::ScopeName({line.scope.begin(), line.scope.begin() + n}));
+        const std::vector<std::string>& names = line.scope.names();
+        for (size_t n = 1; n <= names.size(); ++n) add(python::ScopeName({names.begin(), names.begin() + n}));
       }
       break;
     }

@@ -19,7 +19,7 @@ struct Range {
 };
 
 // Whether the def/class chain `scope`, or one of its enclosing chains, is the wanted scope.
-bool InsidePythonScope(const std::vector<std::string>& scope, std::string_view wanted) {
+bool InsidePythonScope(const python::Scope& scope, std::string_view wanted) {
   return !scope.empty() && ScopeInside(python::ScopeName(scope), wanted);
 }
 

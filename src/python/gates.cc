@@ -140,9 +140,9 @@ std::vector<Gate> Recognizer::Run() {
 }
 
 // Writes "Outer.inner\0name" into key_, one buffer for the module: no string per lookup.
-const std::string& Recognizer::ScopedKey(const std::vector<std::string>& scope, std::string_view name) const {
+const std::string& Recognizer::ScopedKey(const Scope& scope, std::string_view name) const {
   key_.clear();
-  for (const std::string& part : scope) {
+  for (const std::string& part : scope.names()) {
     if (!key_.empty()) key_ += '.';
     key_ += part;
   }
@@ -151,7 +151,7 @@ const std::string& Recognizer::ScopedKey(const std::vector<std::string>& scope, 
   return key_;
 }
 
-Provenance Recognizer::Lookup(const std::vector<std::string>& scope, std::string_view name) const {
+Provenance Recognizer::Lookup(const Scope& scope, std::string_view name) const {
   if (provenance_.empty()) return Provenance::kNone;  // most modules read no capability at all
   // The ScopeName of the first n parts, innermost first, is a prefix of the whole one: the key is
   // cut back to it instead of each outer scope being joined again.
@@ -163,7 +163,7 @@ Provenance Recognizer::Lookup(const std::vector<std::string>& scope, std::string
     key_ += name;
     auto found = provenance_.find(key_);
     if (found != provenance_.end()) return found->second;
-    if (n > 0) length = n == 1 ? 0 : length - scope[n - 1].size() - 1;
+    if (n > 0) length = n == 1 ? 0 : length - scope.names()[n - 1].size() - 1;
   }
   return Provenance::kNone;
 }

@@ -25,7 +25,7 @@ struct Gate {
   Literal literal;         // what a rewrite touches (span) and what "values" shows
   size_t first_token = 0;  // the gate expression as written: tokens [first_token, last_token)
   size_t last_token = 0;
-  std::vector<std::string> scope;
+  Scope scope;
   // The gate is true when any group holds entirely: OR of ANDs (one group of one term for
   // everything but combined conditions like `major == 12 and minor == 0`).
   std::vector<std::vector<Term>> any_of_all;
@@ -44,8 +44,8 @@ class Recognizer {
  private:
   // gates.cc: capability expressions, comparisons and combined conditions.
   void RecordProvenance(const LogicalLine& line);
-  Provenance Lookup(const std::vector<std::string>& scope, std::string_view name) const;
-  const std::string& ScopedKey(const std::vector<std::string>& scope, std::string_view name) const;
+  Provenance Lookup(const Scope& scope, std::string_view name) const;
+  const std::string& ScopedKey(const Scope& scope, std::string_view name) const;
   Provenance ClassifyPrimary(const LogicalLine& line, size_t i, size_t j, std::string_view& last_name) const;
   void FindComparisons(const LogicalLine& line);
   size_t SmArithmetic(const LogicalLine& line, size_t i, size_t j, Provenance& p) const;

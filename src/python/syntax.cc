@@ -146,6 +146,11 @@ std::string TokenStream::Folded(size_t first, size_t last) const {
   return out;
 }
 
+const std::vector<std::string>& Scope::names() const {
+  static const std::vector<std::string> kModuleLevel;
+  return names_ ? *names_ : kModuleLevel;
+}
+
 std::vector<LogicalLine> SplitLines(const TokenStream& ts) {
   std::vector<LogicalLine> lines;
   struct Open {
@@ -153,6 +158,13 @@ std::vector<LogicalLine> SplitLines(const TokenStream& ts) {
     int depth;
   };
   std::vector<Open> stack;
+  Scope scope;  // the names on `stack`, made again only when it changes
+  auto remake_scope = [&] {
+    std::vector<std::string> names;
+    names.reserve(stack.size());
+    for (const Open& o : stack) names.push_back(o.name);
+    scope = names.empty() ? Scope() : Scope(std::move(names));
+  };
   int depth = 0;
   size_t i = 0;
   while (i < ts.tokens.size()) {
@@ -172,14 +184,16 @@ std::vector<LogicalLine> SplitLines(const TokenStream& ts) {
       if (ts.tokens[line.last].kind != TokenKind::kString) line.docstring = false;
       ++line.last;
     }
-    while (!stack.empty() && stack.back().depth >= depth) stack.pop_back();
-    line.scope.reserve(stack.size() + 1);  // grown in place, not moved at each part
-    for (const Open& o : stack) line.scope.push_back(o.name);
+    if (!stack.empty() && stack.back().depth >= depth) {
+      while (!stack.empty() && stack.back().depth >= depth) stack.pop_back();
+      remake_scope();
+    }
     size_t name_at = 0;
     if (StartsDef(ts, line, name_at)) {
-      line.scope.emplace_back(ts.Text(name_at));
       stack.push_back({std::string(ts.Text(name_at)), depth});
+      remake_scope();
     }
+    line.scope = scope;
     lines.push_back(std::move(line));
     i = lines.back().last;
   }

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -33,13 +34,31 @@ struct TokenStream {
 
 TokenStream MakeStream(std::string_view source, std::vector<Token> tokens);
 
+// The enclosing def/class names of a line, outermost first. The lines of one scope share one
+// immutable list: a copy of the names in every line was most of SplitLines' cost.
+class Scope {
+ public:
+  Scope() = default;  // module level
+  explicit Scope(std::vector<std::string> names)
+      : names_(std::make_shared<const std::vector<std::string>>(std::move(names))) {}
+
+  const std::vector<std::string>& names() const;
+  bool empty() const { return !names_ || names_->empty(); }
+  size_t size() const { return names_ ? names_->size() : 0; }
+  const std::string& front() const { return names_->front(); }
+  bool operator==(const Scope& other) const { return names_ == other.names_ || names() == other.names(); }
+
+ private:
+  std::shared_ptr<const std::vector<std::string>> names_;  // null at module level
+};
+
 // One logical line: tokens [first, last) without its NEWLINE/INDENT/DEDENT.
 struct LogicalLine {
   size_t first = 0;
   size_t last = 0;
-  int depth = 0;                   // indentation level (0 = module level)
-  std::vector<std::string> scope;  // enclosing def/class names, outermost first
-  bool docstring = false;          // the line is only a string expression (docstring, note)
+  int depth = 0;           // indentation level (0 = module level)
+  Scope scope;             // shared with the other lines of its scope
+  bool docstring = false;  // the line is only a string expression (docstring, note)
 };
 
 // Splits into logical lines and gives each its scope. A def/class line belongs to its own
@@ -48,6 +67,7 @@ struct LogicalLine {
 std::vector<LogicalLine> SplitLines(const TokenStream& ts);
 
 std::string ScopeName(const std::vector<std::string>& scope);  // "Class.method"
+inline std::string ScopeName(const Scope& scope) { return ScopeName(scope.names()); }
 
 enum class LiteralKind { kInt, kString, kNone, kTuple, kList, kSet, kOpaque };
 
