@@ -16,7 +16,23 @@ namespace {
 // in the C locale, without a libc call per byte); any byte of a UTF-8 sequence too.
 bool IsNameStart(unsigned char c) { return IsIdentifierStart(static_cast<char>(c)) || c >= 0x80; }
 bool IsNameChar(unsigned char c) { return IsIdentifierChar(static_cast<char>(c)) || c >= 0x80; }
-bool IsQuote(char c) { return c == '\'' || c == '"'; }
+constexpr bool IsQuote(char c) { return c == '\'' || c == '"'; }
+
+using ByteSet = std::array<bool, 256>;
+template <typename Pred>
+constexpr ByteSet BytesWhere(Pred pred) {
+  ByteSet set{};
+  for (int c = 0; c < 256; ++c) set[c] = pred(static_cast<unsigned char>(c));
+  return set;
+}
+const ByteSet kNameBytes = BytesWhere(IsNameChar);
+constexpr ByteSet kBlankBytes = BytesWhere([](unsigned char c) { return c == ' ' || c == '\t' || c == '\f'; });
+constexpr ByteSet kCommentBytes = BytesWhere([](unsigned char c) { return c != '\n' && c != '\r'; });
+// Bytes a string body passes over whatever its quotes and prefix: all but escapes, quotes, line
+// breaks and (for f-strings) braces.
+constexpr ByteSet kPlainStringBytes = BytesWhere([](unsigned char c) {
+  return c != '\\' && !IsQuote(static_cast<char>(c)) && c != '\n' && c != '\r' && c != '{' && c != '}';
+});
 
 constexpr std::string_view kOps3[] = {"**=", "//=", ">>=", "<<=", "..."};
 constexpr std::string_view kOps2[] = {
@@ -29,18 +45,18 @@ class Lexer {
 
   Result<std::vector<Token>> Run() {
     if (src_.substr(0, 3) == "\xEF\xBB\xBF") pos_ = line_start_ = 3;
-    tokens_.reserve(src_.size() / 6);  // about one token per 5-7 bytes: no copies while growing
+    tokens_.resize(src_.size() / 6 + 16);  // about one token per 5-7 bytes: no copies while growing
     if (src_.find('\0') != std::string_view::npos) {
-      return Fail("source code cannot contain null bytes", src_.find('\0'));
+      return ErrorAt("source code cannot contain null bytes", src_.find('\0'));
     }
     while (true) {
       if (at_line_start_ && brackets_.empty()) {
-        if (auto err = ReadIndentation()) return *err;
+        if (!ReadIndentation()) return std::move(*error_);
         if (pos_ >= src_.size()) break;
       }
-      SkipBlanks();
+      pos_ = RunEnd(pos_, kBlankBytes);
       if (pos_ >= src_.size()) break;
-      if (auto err = NextToken()) return *err;
+      if (!NextToken()) return std::move(*error_);
     }
     return Finish();
   }
@@ -58,7 +74,22 @@ class Lexer {
     }
     return Location{file_, line, static_cast<int>(at - std::min(at, start)) + 1};
   }
-  Error Fail(std::string message, size_t at) const { return Error{std::move(message), LocationOf(at)}; }
+  Error ErrorAt(std::string message, size_t at) const { return Error{std::move(message), LocationOf(at)}; }
+  // Keeps the error and stops the scan. The scanners return bool, not optional<Error>: with an
+  // optional to return, NextToken was not inlined and its calls cost as much as the blank skipping.
+  bool Fail(std::string message, size_t at) {
+    error_ = ErrorAt(std::move(message), at);
+    return false;
+  }
+
+  // The end of the run of `set` bytes from `p`. It reads through locals: with members the loop
+  // would reload them after every byte, as a char may alias them.
+  size_t RunEnd(size_t p, const ByteSet& set) const {
+    const char* const s = src_.data();
+    const size_t n = src_.size();
+    while (p < n && set[static_cast<unsigned char>(s[p])]) ++p;
+    return p;
+  }
 
   size_t NewlineLength(size_t p) const {
     if (p >= src_.size()) return 0;
@@ -74,24 +105,25 @@ class Lexer {
   bool IsColon(const Token& t) const { return t.end == t.begin + 1 && src_[t.begin] == ':'; }
 
   void Emit(TokenKind kind, size_t begin, size_t end, int line, size_t line_start, bool fstring = false) {
-    tokens_.push_back(Token{kind, fstring, static_cast<uint32_t>(begin), static_cast<uint32_t>(end), line,
-                            static_cast<int>(begin - line_start) + 1});
+    // Written in place, grown by hand: push_back's call per token cost more than the token.
+    if (count_ == tokens_.size()) tokens_.resize(2 * tokens_.size());
+    tokens_[count_++] = Token{kind,
+                              fstring,
+                              static_cast<uint32_t>(begin),
+                              static_cast<uint32_t>(end),
+                              line,
+                              static_cast<int>(begin - line_start) + 1};
     if (kind != TokenKind::kNewline && kind != TokenKind::kIndent && kind != TokenKind::kDedent) {
       line_has_tokens_ = true;
     }
   }
 
-  void SkipBlanks() {
-    while (pos_ < src_.size() && (src_[pos_] == ' ' || src_[pos_] == '\t' || src_[pos_] == '\f')) ++pos_;
-  }
-  void SkipComment() {
-    while (pos_ < src_.size() && NewlineLength(pos_) == 0) ++pos_;
-  }
+  void SkipComment() { pos_ = RunEnd(pos_, kCommentBytes); }
 
   // The offside rule at the start of a logical line: blank and comment-only lines are skipped;
   // otherwise INDENT/DEDENT tokens are emitted. Tabs advance to the next multiple of 8 and, as
   // CPython checks, must order lines the same way when counted as 1 column.
-  std::optional<Error> ReadIndentation() {
+  bool ReadIndentation() {
     while (true) {
       int col = 0, alt = 0;
       const size_t start = pos_;
@@ -106,19 +138,19 @@ class Lexer {
         else
           break;
       }
-      if (pos_ >= src_.size()) return std::nullopt;
+      if (pos_ >= src_.size()) return true;
       if (src_[pos_] == '#') SkipComment();
       if (NewlineLength(pos_) > 0) {
         ConsumeNewline(pos_);
         continue;
       }
-      if (pos_ >= src_.size()) return std::nullopt;
+      if (pos_ >= src_.size()) return true;
       at_line_start_ = false;
       return Indent(col, alt, start);
     }
   }
 
-  std::optional<Error> Indent(int col, int alt, size_t line_begin) {
+  bool Indent(int col, int alt, size_t line_begin) {
     if (col > indents_.back()) {
       if (alt <= alt_indents_.back()) return Fail("inconsistent use of tabs and spaces in indentation", pos_);
       if (!after_colon_) return Fail("unexpected indent", pos_);
@@ -126,7 +158,7 @@ class Lexer {
       indents_.push_back(col);
       alt_indents_.push_back(alt);
       Emit(TokenKind::kIndent, line_begin, pos_, line_, line_start_);
-      return std::nullopt;
+      return true;
     }
     if (after_colon_) return Fail("expected an indented block", pos_);
     while (col < indents_.back()) {
@@ -136,24 +168,24 @@ class Lexer {
     }
     if (col != indents_.back()) return Fail("unindent does not match any outer indentation level", pos_);
     if (alt != alt_indents_.back()) return Fail("inconsistent use of tabs and spaces in indentation", pos_);
-    return std::nullopt;
+    return true;
   }
 
-  std::optional<Error> NextToken() {
+  bool NextToken() {
     const char c = src_[pos_];
     if (c == '#') {
       SkipComment();
-      return std::nullopt;
+      return true;
     }
     if (NewlineLength(pos_) > 0) {
       if (brackets_.empty() && line_has_tokens_) {
-        after_colon_ = !tokens_.empty() && IsColon(tokens_.back());
+        after_colon_ = count_ > 0 && IsColon(tokens_[count_ - 1]);
         Emit(TokenKind::kNewline, pos_, pos_ + NewlineLength(pos_), line_, line_start_);
         line_has_tokens_ = false;
         at_line_start_ = true;
       }
       ConsumeNewline(pos_);
-      return std::nullopt;
+      return true;
     }
     if (c == '\\') {
       if (NewlineLength(pos_ + 1) == 0) {
@@ -163,7 +195,7 @@ class Lexer {
       }
       ++pos_;
       ConsumeNewline(pos_);
-      return std::nullopt;
+      return true;
     }
     if (IsNameStart(c)) return NameOrString();
     if (std::isdigit(static_cast<unsigned char>(c)) ||
@@ -174,16 +206,16 @@ class Lexer {
     return Operator();
   }
 
-  std::optional<Error> NameOrString() {
+  bool NameOrString() {
     const size_t begin = pos_;
-    while (pos_ < src_.size() && IsNameChar(src_[pos_])) ++pos_;
+    pos_ = RunEnd(pos_, kNameBytes);
     const std::string_view name = src_.substr(begin, pos_ - begin);
     if (IsQuote(At(pos_)) && IsStringPrefix(name)) return String(begin, name);
     Emit(TokenKind::kName, begin, pos_, line_, line_start_);
-    return std::nullopt;
+    return true;
   }
 
-  std::optional<Error> Number() {
+  bool Number() {
     const size_t begin = pos_;
     auto digits = [&](auto pred) {
       while (pos_ < src_.size() && (pred(static_cast<unsigned char>(src_[pos_])) || src_[pos_] == '_')) ++pos_;
@@ -206,23 +238,23 @@ class Lexer {
       if (At(pos_) == 'j' || At(pos_) == 'J') ++pos_;
     }
     Emit(TokenKind::kNumber, begin, pos_, line_, line_start_);
-    return std::nullopt;
+    return true;
   }
 
-  std::optional<Error> String(size_t begin, std::string_view prefix) {
+  bool String(size_t begin, std::string_view prefix) {
     const int line = line_;
     const size_t line_start = line_start_;
     const bool fstring = prefix.find_first_of("fFtT") != std::string_view::npos;
     const bool raw = prefix.find_first_of("rR") != std::string_view::npos;
     pos_ = begin + prefix.size();
-    if (auto err = StringBody(pos_, raw, fstring, 0)) return err;
+    if (!StringBody(pos_, raw, fstring, 0)) return false;
     Emit(TokenKind::kString, begin, pos_, line, line_start, fstring);
-    return std::nullopt;
+    return true;
   }
 
   // Scans from the opening quote at `p` to just past the closing one. A backslash always takes
   // the next character with it (in raw strings too, so r"\"" stays one string).
-  std::optional<Error> StringBody(size_t& p, bool raw, bool fstring, int depth) {
+  bool StringBody(size_t& p, bool raw, bool fstring, int depth) {
     const size_t open = p;
     const char q = src_[p];
     const bool triple = At(p + 1) == q && At(p + 2) == q;
@@ -231,6 +263,8 @@ class Lexer {
       if (p >= src_.size()) {
         return Fail(triple ? "unterminated triple-quoted string literal" : "unterminated string literal", open);
       }
+      p = RunEnd(p, kPlainStringBytes);
+      if (p >= src_.size()) continue;  // unterminated: the check above reports it
       const char c = src_[p];
       if (c == '\\') {
         ++p;
@@ -248,8 +282,8 @@ class Lexer {
         if (!triple) return Fail("unterminated string literal", open);
         ConsumeNewline(p);
       } else if (c == q) {
-        if (!triple) return ++p, std::nullopt;
-        if (At(p + 1) == q && At(p + 2) == q) return p += 3, std::nullopt;
+        if (!triple) return ++p, true;
+        if (At(p + 1) == q && At(p + 2) == q) return p += 3, true;
         ++p;
       } else if (fstring && (c == '{' || c == '}')) {
         if (At(p + 1) == c) {
@@ -258,7 +292,7 @@ class Lexer {
           return Fail("f-string: single '}' is not allowed", p);
         } else {
           ++p;
-          if (auto err = ReplacementField(p, q, triple, depth + 1)) return err;
+          if (!ReplacementField(p, q, triple, depth + 1)) return false;
         }
       } else {
         ++p;
@@ -269,7 +303,7 @@ class Lexer {
   // The expression part of an f-string field, up to and including its closing brace. Quotes
   // start nested strings (PEP 701 allows the enclosing quote too); a top-level ':' starts the
   // format spec, which may hold nested fields.
-  std::optional<Error> ReplacementField(size_t& p, char q, bool triple, int depth) {
+  bool ReplacementField(size_t& p, char q, bool triple, int depth) {
     if (depth > kMaxFStringDepth) return Fail("f-string: expressions nested too deeply", p);
     const size_t open = p - 1;  // the '{'
     int nest = 0;
@@ -284,17 +318,17 @@ class Lexer {
         const std::string_view name = src_.substr(begin, p - begin);
         if (IsQuote(At(p)) && IsStringPrefix(name)) {
           const bool f = name.find_first_of("fFtT") != std::string_view::npos;
-          if (auto err = StringBody(p, false, f, depth)) return err;
+          if (!StringBody(p, false, f, depth)) return false;
         }
       } else if (IsQuote(c)) {
-        if (auto err = StringBody(p, false, false, depth)) return err;
+        if (!StringBody(p, false, false, depth)) return false;
       } else if (c == '(' || c == '[' || c == '{') {
         ++nest, ++p;
       } else if (c == ')' || c == ']') {
         nest = std::max(0, nest - 1), ++p;
       } else if (c == '}') {
         ++p;
-        if (nest == 0) return std::nullopt;
+        if (nest == 0) return true;
         --nest;
       } else if (c == '!' && nest == 0 && At(p + 1) != '=') {
         ++p;
@@ -309,14 +343,14 @@ class Lexer {
     }
   }
 
-  std::optional<Error> FormatSpec(size_t& p, char q, bool triple, int depth, size_t open) {
+  bool FormatSpec(size_t& p, char q, bool triple, int depth, size_t open) {
     while (true) {
       if (p >= src_.size()) return Fail("f-string: expecting '}'", open);
       const char c = src_[p];
-      if (c == '}') return ++p, std::nullopt;
+      if (c == '}') return ++p, true;
       if (c == '{') {
         ++p;
-        if (auto err = ReplacementField(p, q, triple, depth + 1)) return err;
+        if (!ReplacementField(p, q, triple, depth + 1)) return false;
       } else if (NewlineLength(p) > 0) {
         if (!triple) return Fail("f-string: expecting '}'", open);
         ConsumeNewline(p);
@@ -328,7 +362,7 @@ class Lexer {
     }
   }
 
-  std::optional<Error> Operator() {
+  bool Operator() {
     const size_t begin = pos_;
     const char c = src_[pos_];
     const size_t len = OperatorLength(src_.substr(pos_));
@@ -336,11 +370,11 @@ class Lexer {
       return Fail(fmt::format("invalid character '{}' (U+{:04X})", c, static_cast<unsigned char>(c)), begin);
     }
     if (len == 1) {
-      if (auto err = Bracket(c)) return err;
+      if (!Bracket(c)) return false;
     }
     pos_ += len;
     Emit(TokenKind::kOp, begin, pos_, line_, line_start_);
-    return std::nullopt;
+    return true;
   }
 
   // The length of the longest operator `rest` starts with, 0 for none. The first byte rules out
@@ -367,13 +401,13 @@ class Lexer {
     return single;
   }
 
-  std::optional<Error> Bracket(char c) {
+  bool Bracket(char c) {
     if (c == '(' || c == '[' || c == '{') {
       if (brackets_.size() >= kMaxBracketDepth) return Fail("too many nested parentheses", pos_);
       brackets_.push_back(pos_);
-      return std::nullopt;
+      return true;
     }
-    if (c != ')' && c != ']' && c != '}') return std::nullopt;
+    if (c != ')' && c != ']' && c != '}') return true;
     if (brackets_.empty()) return Fail(fmt::format("unmatched '{}'", c), pos_);
     const char open = src_[brackets_.back()];
     const char want = open == '(' ? ')' : open == '[' ? ']' : '}';
@@ -381,19 +415,22 @@ class Lexer {
       return Fail(fmt::format("closing parenthesis '{}' does not match opening parenthesis '{}'", c, open), pos_);
     }
     brackets_.pop_back();
-    return std::nullopt;
+    return true;
   }
 
   Result<std::vector<Token>> Finish() {
-    if (!brackets_.empty()) return Fail(fmt::format("'{}' was never closed", src_[brackets_.back()]), brackets_.back());
+    if (!brackets_.empty()) {
+      return ErrorAt(fmt::format("'{}' was never closed", src_[brackets_.back()]), brackets_.back());
+    }
     if (line_has_tokens_) {
-      if (IsColon(tokens_.back())) return Fail("expected an indented block", pos_);
+      if (IsColon(tokens_[count_ - 1])) return ErrorAt("expected an indented block", pos_);
       Emit(TokenKind::kNewline, pos_, pos_, line_, line_start_);
     } else if (after_colon_ && at_line_start_) {
-      return Fail("expected an indented block", pos_);
+      return ErrorAt("expected an indented block", pos_);
     }
     for (size_t i = 1; i < indents_.size(); ++i) Emit(TokenKind::kDedent, pos_, pos_, line_, line_start_);
     Emit(TokenKind::kEnd, pos_, pos_, line_, line_start_);
+    tokens_.resize(count_);
     return std::move(tokens_);
   }
 
@@ -408,7 +445,9 @@ class Lexer {
   std::vector<int> indents_{0};
   std::vector<int> alt_indents_{0};
   std::vector<size_t> brackets_;  // offsets of the open brackets
-  std::vector<Token> tokens_;
+  std::vector<Token> tokens_;     // [0, count_) written; the rest is room to grow into
+  size_t count_ = 0;
+  std::optional<Error> error_;  // set by Fail
 };
 
 }  // namespace
