@@ -87,7 +87,14 @@ class Lexer {
   size_t RunEnd(size_t p, const ByteSet& set) const {
     const char* const s = src_.data();
     const size_t n = src_.size();
-    while (p < n && set[static_cast<unsigned char>(s[p])]) ++p;
+    auto in = [&](size_t at) { return set[static_cast<unsigned char>(s[at])]; };
+    for (; p + 4 <= n; p += 4) {  // one bounds check for four bytes: the runs are most of the file
+      if (!in(p)) return p;
+      if (!in(p + 1)) return p + 1;
+      if (!in(p + 2)) return p + 2;
+      if (!in(p + 3)) return p + 3;
+    }
+    while (p < n && in(p)) ++p;
     return p;
   }
 

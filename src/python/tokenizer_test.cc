@@ -34,6 +34,20 @@ std::string ErrorOf(std::string_view src) {
 
 using V = std::vector<std::string>;
 
+// The byte runs (names, blanks, comments, string bodies) are read four bytes to a bounds check:
+// a run must end right whatever its length and wherever the file ends.
+TEST(Tokenizer, RunsEndRightAtEveryLengthAndAtTheEndOfTheFile) {
+  for (size_t n = 1; n <= 9; ++n) {
+    const std::string name(n, 'a'), body(n, 'b');
+    EXPECT_EQ(Lex(name).texts, (V{name})) << n;
+    EXPECT_EQ(Lex(name + "+" + name + "\n").texts, (V{name, "+", name})) << n;
+    EXPECT_EQ(Lex("x" + std::string(n, ' ') + "=1\n").texts, (V{"x", "=", "1"})) << n;
+    EXPECT_EQ(Lex("x # " + body).texts, (V{"x"})) << n;
+    EXPECT_EQ(Lex("s = '" + body + "'").texts, (V{"s", "=", "'" + body + "'"})) << n;
+    EXPECT_EQ(ErrorOf("s = '" + body), "t.py:1:5: unterminated string literal") << n;
+  }
+}
+
 TEST(Tokenizer, CommentsProduceNoTokens) {
   EXPECT_EQ(Lex("x = 1  # major >= 10\n# supported_major_versions=[9]\n").texts, (V{"x", "=", "1"}));
 }
