@@ -155,7 +155,7 @@ void DropModuleLists(std::vector<Finding>& findings) {
 
 Result<ScannedModule> ScanPythonModule(const std::string& file, std::string_view contents,
                                        const std::vector<arch::Arch>& arches) {
-  Result<std::vector<Token>> tokens = Tokenize(file, contents);
+  Result<Tokenized> tokens = TokenizeMatched(file, contents);
   if (!tokens) return tokens.error();
   const TokenStream ts = MakeStream(contents, std::move(*tokens));
   const std::vector<LogicalLine> lines = SplitLines(ts);

@@ -33,6 +33,9 @@ struct TokenStream {
 };
 
 TokenStream MakeStream(std::string_view source, std::vector<Token> tokens);
+inline TokenStream MakeStream(std::string_view source, Tokenized tokenized) {
+  return TokenStream{source, std::move(tokenized.tokens), std::move(tokenized.match)};
+}
 
 // The enclosing def/class names of a line, outermost first. The lines of one scope share one
 // immutable list: a copy of the names in every line was most of SplitLines' cost.

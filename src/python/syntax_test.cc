@@ -68,5 +68,18 @@ TEST(PythonSplitLines, EqualNamesMakeEqualScopesWhereverTheyComeFrom) {
   EXPECT_TRUE(Scope().names().empty());
 }
 
+// The tokenizer's bracket pairs must be the ones MakeStream finds from the tokens alone.
+TEST(PythonMakeStream, TheTokenizersBracketPairsAreTheStreamsOwn) {
+  const std::string_view src =
+      "x = f(a[1], {'k': (2, 3)}, f'{y[0]}')\n"
+      "def g(\n    a=[(1,\n 2)],\n):\n    return {i: [j for j in ()] for i in []}\n";
+  Result<Tokenized> matched = TokenizeMatched("x.py", src);
+  Result<std::vector<Token>> tokens = Tokenize("x.py", src);
+  ASSERT_TRUE(matched.ok() && tokens.ok());
+  const TokenStream from_tokens = MakeStream(src, std::move(*tokens));
+  EXPECT_EQ(matched->match, from_tokens.match);
+  EXPECT_EQ(MakeStream(src, std::move(*matched)).match, from_tokens.match);
+}
+
 }  // namespace
 }  // namespace archpatch::python

@@ -4,6 +4,7 @@
 #include <array>
 #include <cctype>
 #include <optional>
+#include <utility>
 
 #include <fmt/format.h>
 
@@ -43,7 +44,7 @@ class Lexer {
  public:
   Lexer(const std::string& file, std::string_view src) : file_(file), src_(src) {}
 
-  Result<std::vector<Token>> Run() {
+  Result<Tokenized> Run() {
     if (src_.substr(0, 3) == "\xEF\xBB\xBF") pos_ = line_start_ = 3;
     tokens_.resize(src_.size() / 6 + 16);  // about one token per 5-7 bytes: no copies while growing
     if (src_.find('\0') != std::string_view::npos) {
@@ -411,23 +412,25 @@ class Lexer {
   bool Bracket(char c) {
     if (c == '(' || c == '[' || c == '{') {
       if (brackets_.size() >= kMaxBracketDepth) return Fail("too many nested parentheses", pos_);
-      brackets_.push_back(pos_);
+      brackets_.push_back({pos_, count_});
       return true;
     }
     if (c != ')' && c != ']' && c != '}') return true;
     if (brackets_.empty()) return Fail(fmt::format("unmatched '{}'", c), pos_);
-    const char open = src_[brackets_.back()];
+    const char open = src_[brackets_.back().offset];
     const char want = open == '(' ? ')' : open == '[' ? ']' : '}';
     if (c != want) {
       return Fail(fmt::format("closing parenthesis '{}' does not match opening parenthesis '{}'", c, open), pos_);
     }
+    pairs_.emplace_back(brackets_.back().token, count_);
     brackets_.pop_back();
     return true;
   }
 
-  Result<std::vector<Token>> Finish() {
+  Result<Tokenized> Finish() {
     if (!brackets_.empty()) {
-      return ErrorAt(fmt::format("'{}' was never closed", src_[brackets_.back()]), brackets_.back());
+      const size_t open = brackets_.back().offset;
+      return ErrorAt(fmt::format("'{}' was never closed", src_[open]), open);
     }
     if (line_has_tokens_) {
       if (IsColon(tokens_[count_ - 1])) return ErrorAt("expected an indented block", pos_);
@@ -438,7 +441,9 @@ class Lexer {
     for (size_t i = 1; i < indents_.size(); ++i) Emit(TokenKind::kDedent, pos_, pos_, line_, line_start_);
     Emit(TokenKind::kEnd, pos_, pos_, line_, line_start_);
     tokens_.resize(count_);
-    return std::move(tokens_);
+    Tokenized out{std::move(tokens_), std::vector<size_t>(count_, std::string_view::npos)};
+    for (auto [open, close] : pairs_) out.match[open] = close, out.match[close] = open;
+    return out;
   }
 
   const std::string& file_;
@@ -451,8 +456,13 @@ class Lexer {
   bool after_colon_ = false;  // the last logical line ended with ':' (a block must follow)
   std::vector<int> indents_{0};
   std::vector<int> alt_indents_{0};
-  std::vector<size_t> brackets_;  // offsets of the open brackets
-  std::vector<Token> tokens_;     // [0, count_) written; the rest is room to grow into
+  struct OpenBracket {
+    size_t offset;
+    size_t token;  // the index its token has
+  };
+  std::vector<OpenBracket> brackets_;
+  std::vector<std::pair<size_t, size_t>> pairs_;  // matched brackets: open and close token indices
+  std::vector<Token> tokens_;                     // [0, count_) written; the rest is room to grow into
   size_t count_ = 0;
   std::optional<Error> error_;  // set by Fail
 };
@@ -488,9 +498,15 @@ std::string_view StringBody(std::string_view text) {
   return text.substr(quotes, text.size() - 2 * quotes);
 }
 
-Result<std::vector<Token>> Tokenize(const std::string& file, std::string_view source) {
+Result<Tokenized> TokenizeMatched(const std::string& file, std::string_view source) {
   if (source.size() > UINT32_MAX - 1) return Error{"source too large to tokenize", Location{file, 0, 0}};
   return Lexer(file, source).Run();
+}
+
+Result<std::vector<Token>> Tokenize(const std::string& file, std::string_view source) {
+  Result<Tokenized> out = TokenizeMatched(file, source);
+  if (!out) return out.error();
+  return std::move(out->tokens);
 }
 
 }  // namespace archpatch::python

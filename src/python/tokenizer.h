@@ -35,6 +35,14 @@ inline constexpr int kMaxIndentDepth = 100;   // CPython's MAXINDENT
 // ("unterminated string literal", "unindent does not match any outer indentation level").
 Result<std::vector<Token>> Tokenize(const std::string& file, std::string_view source);
 
+// The tokens and, for each bracket token, the index of its partner (npos for any other token).
+// The tokenizer pairs brackets anyway to check them: a TokenStream made from this need not again.
+struct Tokenized {
+  std::vector<Token> tokens;
+  std::vector<size_t> match;
+};
+Result<Tokenized> TokenizeMatched(const std::string& file, std::string_view source);
+
 // The bytes of a token.
 inline std::string_view TokenText(std::string_view source, const Token& t) {
   return source.substr(t.begin, t.end - t.begin);
