@@ -151,20 +151,30 @@ const std::vector<std::string>& Scope::names() const {
   return names_ ? *names_ : kModuleLevel;
 }
 
+namespace {
+
+// The end of the logical line starting at token `i` (its NEWLINE or END), and whether it holds
+// strings only. It reads through locals so that the loop keeps the vector's bounds in registers.
+size_t LineEnd(const std::vector<Token>& tokens, size_t i, bool& docstring) {
+  const Token* const t = tokens.data();
+  const size_t n = tokens.size();
+  bool strings_only = true;
+  for (; i < n && t[i].kind != TokenKind::kNewline && t[i].kind != TokenKind::kEnd; ++i) {
+    strings_only = strings_only && t[i].kind == TokenKind::kString;
+  }
+  docstring = strings_only;
+  return i;
+}
+
+}  // namespace
+
 std::vector<LogicalLine> SplitLines(const TokenStream& ts) {
   std::vector<LogicalLine> lines;
   struct Open {
-    std::string name;
     int depth;
+    Scope scope;  // the def/class's own scope, its name last
   };
   std::vector<Open> stack;
-  Scope scope;  // the names on `stack`, made again only when it changes
-  auto remake_scope = [&] {
-    std::vector<std::string> names;
-    names.reserve(stack.size());
-    for (const Open& o : stack) names.push_back(o.name);
-    scope = names.empty() ? Scope() : Scope(std::move(names));
-  };
   int depth = 0;
   size_t i = 0;
   while (i < ts.tokens.size()) {
@@ -179,21 +189,15 @@ std::vector<LogicalLine> SplitLines(const TokenStream& ts) {
       continue;
     }
     LogicalLine line{i, i, depth, {}, true};
-    while (line.last < ts.tokens.size() && ts.tokens[line.last].kind != TokenKind::kNewline &&
-           ts.tokens[line.last].kind != TokenKind::kEnd) {
-      if (ts.tokens[line.last].kind != TokenKind::kString) line.docstring = false;
-      ++line.last;
-    }
-    if (!stack.empty() && stack.back().depth >= depth) {
-      while (!stack.empty() && stack.back().depth >= depth) stack.pop_back();
-      remake_scope();
-    }
+    line.last = LineEnd(ts.tokens, i, line.docstring);
+    while (!stack.empty() && stack.back().depth >= depth) stack.pop_back();
     size_t name_at = 0;
     if (StartsDef(ts, line, name_at)) {
-      stack.push_back({std::string(ts.Text(name_at)), depth});
-      remake_scope();
+      std::vector<std::string> names = stack.empty() ? std::vector<std::string>{} : stack.back().scope.names();
+      names.emplace_back(ts.Text(name_at));
+      stack.push_back({depth, Scope(std::move(names))});
     }
-    line.scope = scope;
+    if (!stack.empty()) line.scope = stack.back().scope;
     lines.push_back(std::move(line));
     i = lines.back().last;
   }
