@@ -8,6 +8,17 @@ namespace {
 
 constexpr int kMaxLiteralDepth = 64;
 
+// Whether `text` holds no line break, tab, form feed or two spaces in a row. One pass: find_first_of
+// tested each byte against the set through a call.
+bool IsFolded(std::string_view text) {
+  char previous = '\0';
+  for (const char c : text) {
+    if (c == '\r' || c == '\n' || c == '\t' || c == '\f' || (c == ' ' && previous == ' ')) return false;
+    previous = c;
+  }
+  return true;
+}
+
 bool IsOpen(std::string_view t) { return t == "(" || t == "[" || t == "{"; }
 bool IsClose(std::string_view t) { return t == ")" || t == "]" || t == "}"; }
 
@@ -125,7 +136,7 @@ std::string TokenStream::Folded(size_t first, size_t last) const {
   // hold a line break): when those blanks are single spaces the text is already folded.
   if (first < last && tokens[first].begin <= tokens[last - 1].end) {
     const std::string_view whole = source.substr(tokens[first].begin, tokens[last - 1].end - tokens[first].begin);
-    if (whole.find_first_of("\r\n\t\f") == std::string_view::npos && whole.find("  ") == std::string_view::npos) {
+    if (IsFolded(whole)) {
       return std::string(whole);
     }
   }

@@ -81,5 +81,22 @@ TEST(PythonMakeStream, TheTokenizersBracketPairsAreTheStreamsOwn) {
   EXPECT_EQ(MakeStream(src, std::move(*matched)).match, from_tokens.match);
 }
 
+// Folded copies a single-spaced line as it is and folds the rest: line breaks, tabs, form feeds
+// and runs of spaces between tokens become one space (none inside brackets across a break).
+TEST(PythonFolded, OnlyTextAlreadyFoldedIsCopiedAsItIs) {
+  auto folded = [](std::string_view src) {
+    Result<std::vector<Token>> tokens = Tokenize("x.py", src);
+    EXPECT_TRUE(tokens.ok());
+    const TokenStream ts = MakeStream(src, tokens.ok() ? std::move(*tokens) : std::vector<Token>{});
+    return ts.Folded(0, ts.tokens.size() - 2);  // without NEWLINE and END
+  };
+  EXPECT_EQ(folded("f(a, 'x  y')\n"), "f(a, 'x  y')");  // two spaces inside a string are kept
+  EXPECT_EQ(folded("x  = 1\n"), "x = 1");
+  EXPECT_EQ(folded("x =\t1\n"), "x = 1");
+  EXPECT_EQ(folded("x =\f1\n"), "x = 1");
+  EXPECT_EQ(folded("x = f(\n    a,\n    b)\n"), "x = f(a, b)");
+  EXPECT_EQ(folded("x = a \\\n    + b\n"), "x = a + b");
+}
+
 }  // namespace
 }  // namespace archpatch::python
