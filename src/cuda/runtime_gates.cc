@@ -4,6 +4,7 @@
 #include <array>
 #include <atomic>
 #include <cctype>
+#include <cstdint>
 #include <functional>
 #include <map>
 #include <optional>
@@ -444,15 +445,23 @@ const std::vector<std::string_view>& CapabilityNames() {
 
 namespace {
 
-// The first letters and the longest length of the normal forms CapabilityNames lists: most names
-// of a file are rejected at their first letter, before the set is searched.
+// The first and last letters, the lengths and the longest length of the normal forms
+// CapabilityNames lists: most names of a file are rejected at their first letter, and most of
+// the rest (CUTLASS's many m-, s- and c- names) by length or last letter, before the set is searched.
 struct NormalForms {
   std::set<std::string_view> names;
   std::array<bool, 256> first{};
+  std::array<bool, 256> last{};
+  uint64_t lengths = 0;  // bit n: some name has n letters
   size_t longest = 0;
   NormalForms() : names(CapabilityNames().begin(), CapabilityNames().end()) {
-    for (std::string_view n : names)
-      first[static_cast<unsigned char>(n[0])] = true, longest = std::max(longest, n.size());
+    for (std::string_view n : names) {
+      first[static_cast<unsigned char>(n.front())] = true, last[static_cast<unsigned char>(n.back())] = true;
+      lengths |= uint64_t{1} << n.size(), longest = std::max(longest, n.size());
+    }
+  }
+  bool MayHold(std::string_view normal) const {
+    return (lengths >> normal.size() & 1) != 0 && last[static_cast<unsigned char>(normal.back())];
   }
 };
 
@@ -475,6 +484,7 @@ bool IsCapabilityName(std::string_view name) {
     normal[n++] = c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c;
     if (n == 1 && !kForms.first[static_cast<unsigned char>(normal[0])]) return false;
   }
+  if (n == 0 || !kForms.MayHold(std::string_view(normal, n))) return false;
   if (kForms.names.count(std::string_view(normal, n)) == 0) return false;
   return std::any_of(CapabilityNeedles().begin(), CapabilityNeedles().end(),
                      [&](std::string_view needle) { return name.find(needle) != std::string_view::npos; });

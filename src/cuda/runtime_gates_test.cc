@@ -2,6 +2,9 @@
 #include "cuda/runtime_gates.h"
 #include "report/finding.h"
 
+#include <algorithm>
+#include <string>
+
 #include <gtest/gtest.h>
 
 namespace archpatch::cuda {
@@ -77,6 +80,26 @@ TEST(RuntimeGates, CapabilityNames) {
   for (const char* no : {"get_compute_capability_of_device", "sM", "mAJOR"}) EXPECT_FALSE(IsCapabilityName(no)) << no;
   for (const char* no : {"smem", "acc", "__CUDA_ARCH__", "kSM_100", "arch_tag", "summary"}) {
     EXPECT_FALSE(IsCapabilityName(no)) << no;
+  }
+}
+
+// The length and last-letter pre-check must keep every listed name, in every spelling the normal
+// form folds (case, '_', an m prefix), and reject near misses only through the set.
+TEST(RuntimeGates, CapabilityNamesPreCheckKeepsEveryName) {
+  for (std::string_view name : CapabilityNames()) {
+    const std::string plain(name);
+    std::string upper = plain, spaced;
+    for (char& c : upper) c = static_cast<char>(c - 'a' + 'A');
+    for (char c : plain) spaced += std::string(1, c) + "_";
+    for (const std::string& spelling : {plain, upper, spaced, "m_" + plain, "mSm" + plain.substr(2)}) {
+      const bool found = IsCapabilityName(spelling);
+      const bool has_needle = std::any_of(CapabilityNeedles().begin(), CapabilityNeedles().end(),
+                                          [&](std::string_view n) { return spelling.find(n) != std::string::npos; });
+      if (spelling.starts_with("mSm") && !name.starts_with("sm")) continue;
+      EXPECT_EQ(found, has_needle) << spelling;
+    }
+    EXPECT_FALSE(IsCapabilityName(plain + "x")) << plain;
+    EXPECT_FALSE(IsCapabilityName(plain.substr(0, plain.size() - 1) + "q")) << plain;
   }
 }
 
