@@ -1,5 +1,6 @@
 #include "cuda/condition_lexer.h"
 
+#include <array>
 #include <cctype>
 
 #include <fmt/format.h>
@@ -19,6 +20,8 @@ struct Spliced {
 
 Spliced Splice(std::string_view raw) {
   Spliced s;
+  s.text.reserve(raw.size());
+  s.origin.reserve(raw.size() + 1);
   for (size_t i = 0; i < raw.size(); ++i) {
     if (raw[i] == '\\') {
       size_t j = i + 1;
@@ -42,6 +45,13 @@ constexpr std::string_view kPuncts[] = {
     "<",   ">",   "&",   "^",   "|",  "?",  ":",  ",",  "[",  "]",  "{",  "}",  ".",  ";",  "#",  "=",
 };
 
+// First characters of kPuncts: exactly the one-character punctuators.
+constexpr std::array<bool, 256> kPunctStart = [] {
+  std::array<bool, 256> start{};
+  for (std::string_view p : kPuncts) start[static_cast<unsigned char>(p[0])] = true;
+  return start;
+}();
+
 class Lexer {
  public:
   explicit Lexer(std::string_view raw) : raw_(raw), s_(Splice(raw)) {}
@@ -61,9 +71,10 @@ class Lexer {
         if (close == std::string::npos) return Fail(i, "unterminated comment");
         i = close + 2;
       } else {
-        Result<size_t> end = TokenEnd(i);
+        const CondToken::Kind kind = KindAt(i);
+        Result<size_t> end = TokenEnd(i, kind);
         if (!end) return end.error();
-        tokens.push_back(Make(KindAt(i), i, *end));
+        tokens.push_back(Make(kind, i, *end));
         i = *end;
       }
     }
@@ -78,15 +89,15 @@ class Lexer {
     const size_t q = LiteralQuote(i);
     if (q != std::string::npos) return t[q] == '\'' ? CondToken::Kind::kChar : CondToken::Kind::kString;
     if (IsIdentStart(c)) return CondToken::Kind::kIdentifier;
-    for (std::string_view p : kPuncts) {
-      if (t.compare(i, p.size(), p) == 0) return CondToken::Kind::kPunct;
-    }
-    return CondToken::Kind::kOther;
+    // Every punctuator's first character is a one-character punctuator itself.
+    return kPunctStart[static_cast<unsigned char>(c)] ? CondToken::Kind::kPunct : CondToken::Kind::kOther;
   }
 
   // Where the quote of a char/string literal starting at i is (after an L/u/U/u8 prefix), or npos.
   size_t LiteralQuote(size_t i) const {
     const std::string& t = s_.text;
+    const char c = t[i];
+    if (c != '\'' && c != '"' && c != 'L' && c != 'u' && c != 'U') return std::string::npos;  // no prefix starts so
     for (std::string_view prefix : {"", "L", "u", "U", "u8"}) {
       const size_t q = i + prefix.size();
       if (t.compare(i, prefix.size(), prefix) == 0 && q < t.size() && (t[q] == '\'' || t[q] == '"')) return q;
@@ -94,9 +105,9 @@ class Lexer {
     return std::string::npos;
   }
 
-  Result<size_t> TokenEnd(size_t i) const {
+  Result<size_t> TokenEnd(size_t i, CondToken::Kind kind) const {
     const std::string& t = s_.text;
-    switch (KindAt(i)) {
+    switch (kind) {
       case CondToken::Kind::kNumber: return NumberEnd(i);
       case CondToken::Kind::kChar:
       case CondToken::Kind::kString: return LiteralEnd(i);

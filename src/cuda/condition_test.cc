@@ -1,5 +1,9 @@
 #include "cuda/condition.h"
 
+#include <cctype>
+
+#include "cuda/condition_lexer.h"
+
 #include <gtest/gtest.h>
 
 namespace archpatch::cuda {
@@ -186,6 +190,43 @@ TEST(ConditionTest, NodesCarryByteOffsets) {
   EXPECT_EQ(text.substr(root.op_begin, root.op_end - root.op_begin), "&&");
   const ConditionNode& rhs = c->node(root.children[1]);
   EXPECT_EQ(text.substr(rhs.begin, rhs.end - rhs.begin), "(__CUDA_ARCH__ < 1200)");
+}
+
+// The lexer tells punctuators by their first character and literals by their first letter
+// (pre-checks): every ASCII character alone, and every prefixed literal, keeps its kind.
+TEST(ConditionTest, LexerKindsOfEveryFirstCharacter) {
+  const std::string_view puncts = "()!~-+*/%<>&^|?:,[]{}.;#=";
+  for (int c = 0x21; c < 0x7f; ++c) {
+    const std::string text(1, static_cast<char>(c));
+    Result<std::vector<CondToken>> tokens = LexCondition(text);
+    if (c == '\'' || c == '"') {
+      EXPECT_FALSE(tokens.ok()) << text;  // unterminated literal
+      continue;
+    }
+    ASSERT_TRUE(tokens.ok()) << text;
+    ASSERT_EQ(tokens->size(), 1u) << text;
+    const CondToken::Kind kind = (*tokens)[0].kind;
+    const bool ident = std::isalpha(c) || c == '_' || c == '$';
+    if (std::isdigit(c)) {
+      EXPECT_EQ(kind, CondToken::Kind::kNumber) << text;
+    } else if (ident) {
+      EXPECT_EQ(kind, CondToken::Kind::kIdentifier) << text;
+    } else {
+      const bool punct = puncts.find(static_cast<char>(c)) != std::string_view::npos;
+      EXPECT_EQ(kind, punct ? CondToken::Kind::kPunct : CondToken::Kind::kOther) << text;
+    }
+  }
+  for (std::string_view literal : {"'a'", "L'a'", "u'a'", "U'a'", "u8'a'", "\"s\"", "L\"s\"", "u8\"s\""}) {
+    Result<std::vector<CondToken>> tokens = LexCondition(literal);
+    ASSERT_TRUE(tokens.ok()) << literal;
+    ASSERT_EQ(tokens->size(), 1u) << literal;
+    EXPECT_EQ((*tokens)[0].text, literal);
+  }
+  Result<std::vector<CondToken>> tokens = LexCondition("a<<=b->c::d");
+  ASSERT_TRUE(tokens.ok());
+  std::vector<std::string> texts;
+  for (const CondToken& t : *tokens) texts.push_back(t.text);
+  EXPECT_EQ(texts, (std::vector<std::string>{"a", "<<=", "b", "->", "c", "::", "d"}));
 }
 
 TEST(MacroEnvTest, FlagsParseLikeACompilerCommandLine) {
