@@ -4,6 +4,7 @@
 #include <map>
 #include <optional>
 #include <set>
+#include <unordered_map>
 
 #include <fmt/format.h>
 
@@ -69,6 +70,12 @@ ParsedBranches ParseAll(const DirectiveScan& scan, const std::string& file, Bran
   return parsed;
 }
 
+// Transparent, so a lookup by string_view makes no key string.
+struct NameHash {
+  using is_transparent = void;
+  size_t operator()(std::string_view name) const { return std::hash<std::string_view>{}(name); }
+};
+
 // Walks branches and #define/#undef in file order for one arch.
 class ArchPass {
  public:
@@ -90,14 +97,24 @@ class ArchPass {
   }
 
  private:
-  MacroValue Lookup(std::string_view name) const {
-    auto it = overrides_.find(name);
-    if (it != overrides_.end()) return it->second;
+  MacroValue Lookup(std::string_view name) {
+    if (!overrides_.empty()) {
+      auto it = overrides_.find(name);
+      if (it != overrides_.end()) return it->second;
+    }
+    return Base(name);
+  }
+
+  // The value before the file's #define/#undef: it depends on the name alone, and a file's
+  // conditions test the same few macros again and again, so each is looked up through the
+  // environment's layers (-D/-U, package macros, the pass) once per arch.
+  const MacroValue& Base(std::string_view name) {
+    if (auto it = base_values_.find(name); it != base_values_.end()) return it->second;
     MacroValue base = base_(name);
     // A macro this file #defines is the file's own: undefined until its #define (unless -D/-U
     // said otherwise), so CUTLASS-style feature macros come out defined exactly where set.
-    if (base.state == MacroValue::State::kUnknown && owned_.count(name)) return MacroValue::Undefined();
-    return base;
+    if (base.state == MacroValue::State::kUnknown && owned_.count(name)) base = MacroValue::Undefined();
+    return base_values_.emplace(std::string(name), std::move(base)).first->second;
   }
 
   void Apply(const MacroDirective& m) {
@@ -136,6 +153,7 @@ class ArchPass {
   // made for each was a malloc per lookup on CUTLASS's long macro names.
   std::map<std::string, MacroValue, std::less<>> overrides_;
   std::set<std::string, std::less<>> owned_;
+  std::unordered_map<std::string, MacroValue, NameHash, std::equal_to<>> base_values_;
   std::vector<Tri> none_earlier_ = std::vector<Tri>(scan_.branches.size(), Tri::kTrue);
 };
 

@@ -93,12 +93,19 @@ Status AddMacroFlag(MacroEnv& env, std::string_view flag_value, bool define) {
 
 namespace {
 
+// Whether -D or -U names the macro (no key string is made when there are no flags at all).
+bool Flagged(const MacroEnv& env, std::string_view macro) {
+  if (env.defines.empty() && env.undefs.empty()) return false;
+  const std::string key(macro);
+  return env.defines.count(key) > 0 || env.undefs.count(key) > 0;
+}
+
 // The package's per-arch feature macros under -D/-U: `inner` answers for everything else.
 MacroLookup WithPackageMacros(const arch::Arch& arch, const MacroEnv& env, MacroLookup inner) {
   if (env.per_arch.empty()) return inner;
   return [&env, name = arch.name(), inner = std::move(inner)](std::string_view macro) {
     auto it = env.per_arch.find(macro);
-    if (it == env.per_arch.end() || env.defines.count(std::string(macro)) || env.undefs.count(std::string(macro))) {
+    if (it == env.per_arch.end() || Flagged(env, macro)) {
       return inner(macro);
     }
     auto state = it->second.find(name);
