@@ -12,9 +12,32 @@
 
 namespace archpatch::cuda {
 
+namespace {
+
+// Arch::name() of the table's arches, made once: Verdicts names every arch of every finding's
+// verdicts, earlier-taken and enclosing lists (a string built per name was most of their cost).
+std::string NameOf(const arch::Arch& a) {
+  constexpr int kVariants = 3, kNumbers = 400;
+  static const std::vector<std::string> names = [] {
+    std::vector<std::string> out(kVariants * kNumbers);
+    for (const arch::Arch& t : arch::AllArches()) {
+      const int v = static_cast<int>(t.variant);
+      if (t.number() >= 0 && t.number() < kNumbers && v < kVariants) out[t.number() * kVariants + v] = t.name();
+    }
+    return out;
+  }();
+  const int v = static_cast<int>(a.variant);
+  if (a.number() < 0 || a.number() >= kNumbers || v >= kVariants) return a.name();
+  const std::string& known = names[a.number() * kVariants + v];
+  return known.empty() ? a.name() : known;
+}
+
+}  // namespace
+
 gate::Verdicts Verdicts(const std::vector<arch::Arch>& arches, const std::vector<Tri>& values) {
   gate::Verdicts out;
-  for (size_t a = 0; a < arches.size() && a < values.size(); ++a) out.push_back({arches[a].name(), values[a]});
+  out.reserve(std::min(arches.size(), values.size()));
+  for (size_t a = 0; a < arches.size() && a < values.size(); ++a) out.push_back({NameOf(arches[a]), values[a]});
   return out;
 }
 
