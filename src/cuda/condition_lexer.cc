@@ -13,13 +13,21 @@ bool IsIdentChar(char c) { return std::isalnum(static_cast<unsigned char>(c)) ||
 bool IsDigit(char c) { return std::isdigit(static_cast<unsigned char>(c)); }
 
 // The text with backslash-newlines removed, and for each kept byte its offset in the original.
+// Most conditions have no continuation: their text is the original and `origin` stays empty
+// (the identity), which saves two per-byte copies on every #if of a file.
 struct Spliced {
   std::string text;
-  std::vector<size_t> origin;  // origin.size() == text.size() + 1 (the last is the end)
+  std::vector<size_t> origin;  // empty, or origin.size() == text.size() + 1 (the last is the end)
+
+  size_t Origin(size_t offset) const { return origin.empty() ? offset : origin[offset]; }
 };
 
 Spliced Splice(std::string_view raw) {
   Spliced s;
+  if (raw.find('\\') == std::string_view::npos) {
+    s.text = std::string(raw);
+    return s;
+  }
   s.text.reserve(raw.size());
   s.origin.reserve(raw.size() + 1);
   for (size_t i = 0; i < raw.size(); ++i) {
@@ -64,9 +72,9 @@ class Lexer {
       const char c = t[i];
       if (std::isspace(static_cast<unsigned char>(c))) {
         ++i;
-      } else if (t.compare(i, 2, "//") == 0) {
+      } else if (c == '/' && i + 1 < t.size() && t[i + 1] == '/') {
         while (i < t.size() && t[i] != '\n') ++i;
-      } else if (t.compare(i, 2, "/*") == 0) {
+      } else if (c == '/' && i + 1 < t.size() && t[i + 1] == '*') {
         const size_t close = t.find("*/", i + 2);
         if (close == std::string::npos) return Fail(i, "unterminated comment");
         i = close + 2;
@@ -166,11 +174,11 @@ class Lexer {
   }
 
   CondToken Make(CondToken::Kind kind, size_t b, size_t e) const {
-    return CondToken{kind, s_.text.substr(b, e - b), s_.origin[b], s_.origin[e - 1] + 1};
+    return CondToken{kind, s_.text.substr(b, e - b), s_.Origin(b), s_.Origin(e - 1) + 1};
   }
 
   Error Fail(size_t spliced_offset, std::string message) const {
-    return Error{std::move(message), LocationOf(raw_, s_.origin[spliced_offset])};
+    return Error{std::move(message), LocationOf(raw_, s_.Origin(spliced_offset))};
   }
 
   std::string_view raw_;
