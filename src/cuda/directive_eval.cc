@@ -168,15 +168,19 @@ std::string Parenthesised(const DirectiveBranch& b) { return "(" + ExpressionOf(
 
 }  // namespace
 
-BranchVerdicts EvaluateBranches(const DirectiveScan& scan, const std::vector<arch::Arch>& arches, const MacroEnv& env,
-                                const std::string& file) {
+namespace {
+
+// `hidden`: the package macros to leave out of `env` (nullptr: none).
+BranchVerdicts EvaluateWith(const DirectiveScan& scan, const std::vector<arch::Arch>& arches, const MacroEnv& env,
+                            const MacroNames* hidden, const std::string& file) {
   BranchVerdicts out;
   const size_t n = scan.branches.size();
   out.own.assign(n, std::vector<Tri>(arches.size(), Tri::kUnknown));
   out.effective = out.own;
   ParsedBranches parsed = ParseAll(scan, file, out);
   for (size_t a = 0; a < arches.size(); ++a) {
-    ArchPass(scan, parsed, ArchLookup(arches[a], env), a, out).Run();
+    MacroLookup base = hidden ? ArchLookup(arches[a], env, *hidden) : ArchLookup(arches[a], env);
+    ArchPass(scan, parsed, std::move(base), a, out).Run();
   }
   out.arch_dependent.assign(n, false);
   for (size_t b = 0; b < n; ++b) {
@@ -184,6 +188,21 @@ BranchVerdicts EvaluateBranches(const DirectiveScan& scan, const std::vector<arc
     out.arch_dependent[b] = !parsed.guards[b] && (mentions || (!arches.empty() && !Uniform(out.own[b])));
   }
   return out;
+}
+
+}  // namespace
+
+BranchVerdicts EvaluateBranches(const DirectiveScan& scan, const std::vector<arch::Arch>& arches, const MacroEnv& env,
+                                const std::string& file) {
+  return EvaluateWith(scan, arches, env, nullptr, file);
+}
+
+BranchVerdicts EvaluateOwnBranches(const DirectiveScan& scan, const std::vector<arch::Arch>& arches,
+                                   const MacroEnv& env, const std::string& file) {
+  if (env.per_arch.empty()) return EvaluateWith(scan, arches, env, nullptr, file);
+  MacroNames own;
+  for (const MacroDirective& m : scan.macros) own.insert(m.name);
+  return EvaluateWith(scan, arches, env, &own, file);
 }
 
 std::string EffectiveConditionText(const DirectiveScan& scan, int index) {

@@ -91,4 +91,9 @@ struct BranchVerdicts {
 BranchVerdicts EvaluateBranches(const DirectiveScan& scan, const std::vector<arch::Arch>& arches, const MacroEnv& env,
                                 const std::string& file);
 
+// EvaluateBranches(scan, arches, WithoutOwnMacros(env, scan), file) (cuda/gates.h), without
+// copying `env` for every file.
+BranchVerdicts EvaluateOwnBranches(const DirectiveScan& scan, const std::vector<arch::Arch>& arches,
+                                   const MacroEnv& env, const std::string& file);
+
 }  // namespace archpatch::cuda

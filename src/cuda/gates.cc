@@ -142,7 +142,7 @@ void AddDirectiveGates(const std::string& file, std::string_view contents, const
                        CudaGates& out) {
   auto read = std::make_shared<DirectiveScan>(ReadDirectives(tokens, contents, file));
   const DirectiveScan& scan = *read;
-  BranchVerdicts v = EvaluateBranches(scan, arches, WithoutOwnMacros(env, scan), file);
+  BranchVerdicts v = EvaluateOwnBranches(scan, arches, env, file);
   out.warnings.insert(out.warnings.end(), scan.problems.begin(), scan.problems.end());
   out.warnings.insert(out.warnings.end(), v.malformed.begin(), v.malformed.end());
   out.definitions = DefinitionsIn(scan, v, arches.size());
@@ -182,7 +182,7 @@ MacroEnv WithoutOwnMacros(const MacroEnv& env, const DirectiveScan& scan) {
 
 std::vector<MacroDefinition> DefinitionsOf(const DirectiveScan& scan, const std::vector<arch::Arch>& arches,
                                            const MacroEnv& env, const std::string& file) {
-  return DefinitionsIn(scan, EvaluateBranches(scan, arches, WithoutOwnMacros(env, scan), file), arches.size());
+  return DefinitionsIn(scan, EvaluateOwnBranches(scan, arches, env, file), arches.size());
 }
 
 Result<CudaGates> ScanCudaGates(const std::string& file, std::string_view contents,

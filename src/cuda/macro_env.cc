@@ -101,11 +101,12 @@ bool Flagged(const MacroEnv& env, std::string_view macro) {
 }
 
 // The package's per-arch feature macros under -D/-U: `inner` answers for everything else.
-MacroLookup WithPackageMacros(const arch::Arch& arch, const MacroEnv& env, MacroLookup inner) {
+MacroLookup WithPackageMacros(const arch::Arch& arch, const MacroEnv& env, MacroLookup inner,
+                              const MacroNames* hidden = nullptr) {
   if (env.per_arch.empty()) return inner;
-  return [&env, name = arch.name(), inner = std::move(inner)](std::string_view macro) {
+  return [&env, hidden, name = arch.name(), inner = std::move(inner)](std::string_view macro) {
     auto it = env.per_arch.find(macro);
-    if (it == env.per_arch.end() || Flagged(env, macro)) {
+    if (it == env.per_arch.end() || (hidden && hidden->count(macro)) || Flagged(env, macro)) {
       return inner(macro);
     }
     auto state = it->second.find(name);
@@ -128,6 +129,10 @@ MacroLookup TableLookup(const arch::Arch& arch, const MacroEnv& env) {
 
 MacroLookup ArchLookup(const arch::Arch& arch, const MacroEnv& env) {
   return WithPackageMacros(arch, env, TableLookup(arch, env));
+}
+
+MacroLookup ArchLookup(const arch::Arch& arch, const MacroEnv& env, const MacroNames& hidden) {
+  return WithPackageMacros(arch, env, TableLookup(arch, env), &hidden);
 }
 
 MacroLookup HostLookup(const MacroEnv& env) {

@@ -56,6 +56,14 @@ bool IsCompilerMacro(std::string_view name);
 // for HostLookup and EnvLookup).
 MacroLookup ArchLookup(const arch::Arch& arch, const MacroEnv& env);
 
+// Names, viewed in place (they must outlive the lookup that reads them).
+using MacroNames = std::set<std::string_view, std::less<>>;
+
+// ArchLookup(arch, env) with the package's per-arch macros named in `hidden` left out: what
+// ArchLookup gives for a copy of `env` with those per_arch entries erased, without the copy
+// (thousands of entries on CUTLASS, per file). `hidden` must outlive the lookup.
+MacroLookup ArchLookup(const arch::Arch& arch, const MacroEnv& env, const MacroNames& hidden);
+
 // A host pass of nvcc (no __CUDA_ARCH* macro defined, compiler-version macros defined) under
 // `env`. Audit verdicts are per device pass; this is for callers that want the host view.
 MacroLookup HostLookup(const MacroEnv& env);
