@@ -21,14 +21,33 @@ const std::map<std::string_view, std::string_view>& AlternativeTokens() {
   return table;
 }
 
-// Binary operators by precedence (higher binds tighter); '?' is the ternary.
+// Binary operators by precedence (higher binds tighter); '?' is the ternary. A switch, not a
+// map: the parser asks several times per operator of every #if of a file.
 int Precedence(std::string_view op) {
-  static const std::map<std::string_view, int> table = {
-      {",", 1}, {"?", 2},  {"||", 3}, {"&&", 4},  {"|", 5},   {"^", 6},  {"&", 7},  {"==", 8}, {"!=", 8}, {"<", 9},
-      {">", 9}, {"<=", 9}, {">=", 9}, {"<<", 10}, {">>", 10}, {"+", 11}, {"-", 11}, {"*", 12}, {"/", 12}, {"%", 12},
-  };
-  auto it = table.find(op);
-  return it == table.end() ? 0 : it->second;
+  if (op.size() == 1) {
+    switch (op[0]) {
+      case ',': return 1;
+      case '?': return 2;
+      case '|': return 5;
+      case '^': return 6;
+      case '&': return 7;
+      case '<':
+      case '>': return 9;
+      case '+':
+      case '-': return 11;
+      case '*':
+      case '/':
+      case '%': return 12;
+      default: return 0;
+    }
+  }
+  if (op.size() != 2) return 0;
+  if (op == "||") return 3;
+  if (op == "&&") return 4;
+  if (op == "==" || op == "!=") return 8;
+  if (op == "<=" || op == ">=") return 9;
+  if (op == "<<" || op == ">>") return 10;
+  return 0;
 }
 
 // Built-in function-like operators of GCC and Clang; their value is never known here.
