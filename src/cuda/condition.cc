@@ -275,6 +275,7 @@ Result<Condition> ParseCondition(std::string_view text) {
 bool IsArchMacro(std::string_view name) {
   static const std::string_view prefixes[] = {"__CUDA_ARCH", "NV_PROVIDES_SM_",   "NV_IS_EXACTLY_SM_",
                                               "_NV_TARGET_", "__NV_PROVIDES_SM_", "__NV_IS_EXACTLY_SM_"};
+  if (name.empty() || (name[0] != '_' && name[0] != 'N')) return false;  // where every one starts
   for (std::string_view p : prefixes) {
     if (name.substr(0, p.size()) == p) return true;
   }
@@ -297,9 +298,13 @@ std::vector<std::string> Identifiers(const Condition& condition) {
   return names;
 }
 
+// The names Identifiers lists, read in place: this runs for every #if of a file, and the list
+// (sorted, deduplicated copies) is not needed to know whether one of them is an arch macro.
 bool MentionsArchMacro(const Condition& condition) {
-  for (const std::string& name : Identifiers(condition)) {
-    if (IsArchMacro(name)) return true;
+  for (const ConditionNode& node : condition.nodes()) {
+    const bool named = node.kind == ConditionNode::Kind::kIdentifier || node.kind == ConditionNode::Kind::kDefined ||
+                       (node.kind == ConditionNode::Kind::kCall && !IsBuiltinQuery(node.name));
+    if (named && IsArchMacro(node.name)) return true;
   }
   return false;
 }

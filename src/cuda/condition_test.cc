@@ -12,7 +12,7 @@ namespace {
 arch::Arch A(std::string_view name) { return *arch::ParseArch(name); }
 
 // The verdict of `text` for one device pass, with `flags` as -D/-U values ("X=1", "-Y").
-Tri Eval(std::string_view text, std::string_view arch_name = "sm_120", std::vector<std::string> flags = {},
+Tri Eval(std::string_view text, std::string_view arch_name = "sm_120", const std::vector<std::string>& flags = {},
          bool undef_unknown = false) {
   MacroEnv env;
   env.undef_unknown = undef_unknown;
@@ -179,6 +179,13 @@ TEST(ConditionTest, IdentifiersAndArchMacros) {
   EXPECT_TRUE(IsArchMacro("__CUDA_ARCH_FEAT_SM100_ALL"));
   EXPECT_TRUE(IsArchMacro("NV_PROVIDES_SM_90"));
   EXPECT_FALSE(IsArchMacro("CUDART_VERSION"));
+  // The first-letter pre-check keeps every family IsArchMacro names.
+  for (const char* yes :
+       {"__CUDA_ARCH__", "NV_PROVIDES_SM_90", "NV_IS_EXACTLY_SM_120", "_NV_TARGET_ARCH", "__NV_PROVIDES_SM_80",
+        "__NV_IS_EXACTLY_SM_86", "NV_IS_DEVICE", "NV_IS_HOST", "NV_ANY_TARGET", "NV_NO_TARGET"}) {
+    EXPECT_TRUE(IsArchMacro(yes)) << yes;
+  }
+  EXPECT_FALSE(IsArchMacro(""));
 }
 
 TEST(ConditionTest, NodesCarryByteOffsets) {
