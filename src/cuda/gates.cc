@@ -169,6 +169,7 @@ void AddDirectiveGates(const std::string& file, std::string_view contents, const
     CompleteFinding(f, scan, v, holds, index, arches, kernels, bodies, tokens, contents);
     out.findings.push_back(std::move(f));
   }
+  out.verdicts = std::make_shared<const BranchVerdicts>(std::move(v));
 }
 
 }  // namespace

@@ -17,7 +17,8 @@
 
 namespace archpatch::cuda {
 
-struct DirectiveScan;  // cuda/directives.h
+struct DirectiveScan;   // cuda/directives.h
+struct BranchVerdicts;  // cuda/directives.h
 
 // Whether the caller wants a #if branch's finding, asked before it is located in the file: the
 // draft has place, span, text, verdicts, form and chain; scope, block and exclusion are not filled.
@@ -45,6 +46,9 @@ struct CudaGates {
   // The file's directives as read (kinds.directives): they do not depend on the macro
   // environment, so a later round can evaluate them again without the file (DefinitionsOf).
   std::shared_ptr<const DirectiveScan> directives;
+  // Their verdicts over `arches` in the file's environment (less its own #defines), for a pass
+  // over the same file (the hazard checks).
+  std::shared_ptr<const BranchVerdicts> verdicts;
 };
 
 Result<CudaGates> ScanCudaGates(const std::string& file, std::string_view contents,

@@ -12,7 +12,11 @@ void AddExplanation(Finding& f) { f.explain = ExplainLines(f); }
 
 void CheckScanned(CheckOptions options, scan::ScannedFile& file, std::vector<Finding>& findings,
                   std::vector<Error>& warnings) {
-  options.env = file.env;  // with the package's cross-file macros, as the gates were evaluated
+  if (file.directives && file.verdicts) {
+    options.directives = file.directives, options.verdicts = file.verdicts;  // as the gates were evaluated
+  } else {
+    options.env = file.env;  // with the package's cross-file macros, as the gates were evaluated
+  }
   // The scan's tokens are not needed after this file: the source takes them over.
   const ParsedSource source = FromTokens(file.contents, std::move(file.tokens));
   Result<FileHazards> hazards = CheckSource(file.path, source, options);

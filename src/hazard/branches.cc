@@ -10,7 +10,10 @@ std::vector<Branch> FindBranches(std::string_view contents, const std::vector<To
   // cuda/directives does the chains and the per-arch evaluation (in-file #defines included);
   // this keeps only what the hazard checks ask of a branch.
   const cuda::DirectiveScan scan = cuda::ReadDirectives(tokens, contents, "");
-  const cuda::BranchVerdicts verdicts = cuda::EvaluateBranches(scan, arches, env, "");
+  return BranchesOf(scan, cuda::EvaluateBranches(scan, arches, env, ""));
+}
+
+std::vector<Branch> BranchesOf(const cuda::DirectiveScan& scan, const cuda::BranchVerdicts& verdicts) {
   std::vector<Branch> out;
   for (size_t i = 0; i < scan.branches.size(); ++i) {
     const cuda::DirectiveBranch& d = scan.branches[i];

@@ -161,7 +161,9 @@ Result<FileHazards> CheckSource(const std::string& path, const ParsedSource& sou
   // The lexer is enough for the gates and a first look at the kernels; libclang parses (once per
   // group of arches) only a file with a kernel that looks empty on the target.
   const std::string_view contents = source.contents;
-  const std::vector<Branch> branches = FindBranches(contents, source.tokens, o.arches, o.env);
+  const std::vector<Branch> branches = o.directives && o.verdicts
+                                           ? BranchesOf(*o.directives, *o.verdicts)
+                                           : FindBranches(contents, source.tokens, o.arches, o.env);
   const size_t target = IndexOf(o.arches, o.target);
   const SpecificMacros specific = SpecificMacrosByChain(branches);
   FileHazards out;

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "arch/arch.h"
+#include "cuda/directives.h"
 #include "cuda/macro_env.h"
 #include "hazard/classify.h"
 #include "hazard/features.h"
@@ -23,6 +24,10 @@ struct CheckOptions {
   std::vector<arch::Arch> arches = arch::AllArches();
   cuda::MacroEnv env;
   const FeatureTable* features = nullptr;  // nullptr: DefaultFeatures()
+  // The file's directives and their verdicts over `arches` in `env`, when the caller has them
+  // (the audit's gate scan): the branches are taken from them, and `env` is not read.
+  const cuda::DirectiveScan* directives = nullptr;
+  const cuda::BranchVerdicts* verdicts = nullptr;
 };
 
 // A gate (one #if/#elif/#else branch) that is false on the target and true or unknown on another

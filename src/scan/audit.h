@@ -16,6 +16,11 @@
 #include "scan/walk.h"
 #include "util/result.h"
 
+namespace archpatch::cuda {
+struct DirectiveScan;   // cuda/directives.h
+struct BranchVerdicts;  // cuda/directives.h
+}  // namespace archpatch::cuda
+
 namespace archpatch::scan {
 
 // One CUDA/C++ file with a kept cuda-gate finding, for a pass (the hazard checks:
@@ -28,6 +33,10 @@ struct ScannedFile {
   std::vector<cuda::Token>& tokens;  // the scan's lex of the whole file; the pass may take them
   const cuda::MacroEnv& env;         // as the file's gates were evaluated (with the package's
                                      // per-arch macros, less those the file #defines itself)
+  // The gate scan's reading of the file's directives and their verdicts in `env` over the audit's
+  // arches (scan::VerdictArches), when it read them; a pass need not read them again.
+  const cuda::DirectiveScan* directives = nullptr;
+  const cuda::BranchVerdicts* verdicts = nullptr;
 };
 // Gets the file's findings that the audit keeps (it may annotate them and add its own) and the
 // audit's warnings. Runs on worker threads: it must be safe to call concurrently.

@@ -269,7 +269,7 @@ void AuditRun::ScanCpp(size_t index, std::string_view contents, WorkerResult& ou
   const bool gated =
       std::any_of(kept.begin(), kept.end(), [](const Finding& f) { return f.kind == gate::Kind::kCudaGate; });
   if (gated && options_.after_cuda_file && KindOf(path) == FileKind::kCuda) {
-    CheckHazards(path, contents, tokens, env, gates->directives.get(), kept, out.warnings);
+    CheckHazards(path, contents, tokens, env, *gates, kept, out.warnings);
   }
   std::move(kept.begin(), kept.end(), std::back_inserter(out.findings));
 }
@@ -286,14 +286,15 @@ std::vector<Finding> AuditRun::Kept(std::vector<Finding> found) const {
 // made and the environment its gates were evaluated in: the file's own #defines read as it says
 // (cuda::WithoutOwnMacros), so widening `#if ... #define X` reaches the file's `#if X` blocks.
 void AuditRun::CheckHazards(const std::string& path, std::string_view contents, std::vector<cuda::Token>& tokens,
-                            const cuda::MacroEnv& env, const cuda::DirectiveScan* directives,
-                            std::vector<Finding>& kept, std::vector<Error>& warnings) const {
+                            const cuda::MacroEnv& env, const cuda::CudaGates& gates, std::vector<Finding>& kept,
+                            std::vector<Error>& warnings) const {
+  const cuda::DirectiveScan* directives = gates.directives.get();
   cuda::MacroEnv own;
   if (!env.per_arch.empty()) {
     own = directives ? cuda::WithoutOwnMacros(env, *directives)
                      : cuda::WithoutOwnMacros(env, cuda::ReadDirectives(tokens, contents, path));
   }
-  ScannedFile scanned{path, contents, tokens, env.per_arch.empty() ? env : own};
+  ScannedFile scanned{path, contents, tokens, env.per_arch.empty() ? env : own, directives, gates.verdicts.get()};
   options_.after_cuda_file(scanned, kept, warnings);
 }
 

@@ -13,6 +13,7 @@
 
 #include <gtest/gtest.h>
 
+#include "cuda/directives.h"
 #include "report/finding.h"
 #include "scan/audit.h"
 #include "scan/groups.h"
@@ -149,6 +150,13 @@ TEST_F(Package, MacrosOfMacrosSettleAndTheFilePassRunsOncePerFile) {
     macros_seen[fs::path(file.path).filename().string()] = file.env.per_arch.count("PKG_DERIVED_ENABLED");
     EXPECT_FALSE(file.tokens.empty());
     EXPECT_FALSE(findings.empty());
+    // The scan hands over its reading of the directives and their verdicts, which must be what
+    // evaluating them in the environment it passes gives (the hazard checks take them as such).
+    ASSERT_NE(file.directives, nullptr);
+    ASSERT_NE(file.verdicts, nullptr);
+    const cuda::BranchVerdicts again =
+        cuda::EvaluateBranches(*file.directives, VerdictArches(o.target, o.against), file.env, file.path);
+    EXPECT_EQ(file.verdicts->effective, again.effective) << file.path;
   };
   Result<AuditReport> r = Audit(o);
   ASSERT_TRUE(r.ok());
