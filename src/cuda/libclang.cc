@@ -68,10 +68,10 @@ Status LoadLibclang() {
 
 // The clang_* functions archpatch calls, with libclang's signatures (the compiler checks them
 // against clang-c/Index.h), each resolved on its first call.
-#define ARCHPATCH_FORWARD(ret, name, params, args)                                              \
-  extern "C" ret name params {                                                                  \
-    static const auto real = reinterpret_cast<decltype(&name)>(archpatch::cuda::Symbol(#name)); \
-    return real args;                                                                           \
+#define ARCHPATCH_FORWARD(ret, name, params, args)                                                \
+  extern "C" ret name params {                                                                    \
+    static const auto real = reinterpret_cast<decltype(&(name))>(archpatch::cuda::Symbol(#name)); \
+    return real args;                                                                             \
   }
 
 ARCHPATCH_FORWARD(CXEvalResult, clang_Cursor_Evaluate, (CXCursor C), (C))
