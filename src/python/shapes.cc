@@ -29,7 +29,9 @@ bool IsCarrierName(std::string_view name) {
   return std::any_of(std::begin(kEndings), std::end(kEndings), [&](std::string_view e) { return lower.ends_with(e); });
 }
 
-// The callees FindCalls reads a literal argument of (lowered).
+// The callees FindCalls reads a literal argument of (lowered): exactly those its dispatch below
+// names, checked before any argument is parsed. A callee added there must be added here (the
+// fixtures of docs/python-gates.md hold one call of each).
 bool IsPredicateCallee(std::string_view callee) {
   return callee == "has_device_capability" || callee == "is_device_capability" ||
          callee == "is_device_capability_family" || callee == "is_arch_supported" || callee == "is_family_of" ||
