@@ -56,8 +56,7 @@ Json RuleJson(const rules::Rule& r) {
 int List(bool json) {
   Json out = Json::array();
   int status = kExitOk;
-  for (const fs::path& file : rules::AllRuleFiles(rules::RuleDirectories())) {
-    Result<rules::Rule> rule = rules::LoadRuleFile(file);
+  for (const Result<rules::Rule>& rule : rules::LoadRuleFiles(rules::AllRuleFiles(rules::RuleDirectories()))) {
     if (!rule) {
       fmt::print(stderr, "archpatch: error: {}\n", rule.error().str());
       status = kExitUsage;

@@ -45,8 +45,7 @@ bool Selects(const FilePlaces& places, const Finding& f) {
 
 std::vector<rules::Rule> ShippedRules() {
   std::vector<rules::Rule> out;
-  for (const std::filesystem::path& file : rules::AllRuleFiles(rules::RuleDirectories())) {
-    Result<rules::Rule> rule = rules::LoadRuleFile(file);
+  for (Result<rules::Rule>& rule : rules::LoadRuleFiles(rules::AllRuleFiles(rules::RuleDirectories()))) {
     if (rule && std::none_of(out.begin(), out.end(), [&](const rules::Rule& r) { return r.id == rule->id; })) {
       out.push_back(std::move(*rule));
     }

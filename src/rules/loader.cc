@@ -57,6 +57,23 @@ Result<Rule> LoadRuleFile(const fs::path& path) {
   return ParseRule(*text, path, KnownCachesBeside(path));
 }
 
+std::vector<Result<Rule>> LoadRuleFiles(const std::vector<fs::path>& paths) {
+  std::map<fs::path, std::vector<std::string>> caches;  // by folder
+  std::vector<Result<Rule>> rules;
+  rules.reserve(paths.size());
+  for (const fs::path& path : paths) {
+    Result<std::string> text = ReadInputFile(path, kMaxRuleBytes);
+    if (!text) {
+      rules.push_back(text.error());
+      continue;
+    }
+    auto known = caches.find(path.parent_path());
+    if (known == caches.end()) known = caches.emplace(path.parent_path(), KnownCachesBeside(path)).first;
+    rules.push_back(ParseRule(*text, path, known->second));
+  }
+  return rules;
+}
+
 std::vector<fs::path> RuleDirectories() {
   std::vector<fs::path> dirs;
   if (const char* env = std::getenv("ARCHPATCH_RULES_DIR")) {

@@ -19,6 +19,10 @@ Result<Rule> ParseRule(std::string_view yaml_text, const std::filesystem::path& 
 
 // Reads and parses a rule file; checks caches against rules/caches.yaml beside it when present.
 Result<Rule> LoadRuleFile(const std::filesystem::path& path);
+// LoadRuleFile of each of `paths`, in order, with each folder's caches.yaml read once (yaml-cpp
+// took as long for the 2 KB caches.yaml as for a rule: reading it per rule was half the time of
+// loading the shipped rules).
+std::vector<Result<Rule>> LoadRuleFiles(const std::vector<std::filesystem::path>& paths);
 
 // Where rules are looked up, in order: $ARCHPATCH_RULES_DIR (':'-separated: your own rules, first),
 // then the rules/ of archpatch's data folder (FindDataDir: found from the binary's location). Only

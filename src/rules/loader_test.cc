@@ -91,6 +91,28 @@ TEST_F(RulesFolder, LoadsByPath) {
   EXPECT_EQ(missing.error().str(), "cannot read 'nowhere/x.yaml': No such file or directory");
 }
 
+// Each folder's caches.yaml is its own: a rule in a folder without one has its caches unchecked,
+// one beside a caches.yaml is checked against that file, whatever order the folders come in.
+TEST_F(RulesFolder, LoadRuleFilesChecksEachRuleAgainstItsOwnFolder) {
+  const fs::path other = dir_ / "other";
+  fs::create_directory(other);
+  std::ofstream(other / "third.yaml") << RuleText("third", "nocache");
+  const std::vector<fs::path> files = {dir_ / "other-rule.yaml", other / "third.yaml", dir_ / "demo-sm12x.yaml",
+                                       dir_ / "missing.yaml"};
+  const std::vector<Result<Rule>> rules = LoadRuleFiles(files);
+  ASSERT_EQ(rules.size(), files.size());
+  for (size_t i = 0; i < files.size(); ++i) {
+    const Result<Rule> alone = LoadRuleFile(files[i]);
+    ASSERT_EQ(bool(rules[i]), bool(alone)) << files[i];
+    if (!alone) EXPECT_EQ(rules[i].error().str(), alone.error().str());
+    if (alone) EXPECT_EQ(rules[i]->caches, alone->caches);
+  }
+  EXPECT_FALSE(rules[0]);  // nocache: not in dir_/caches.yaml
+  EXPECT_TRUE(rules[1]);   // other/ has no caches.yaml
+  EXPECT_TRUE(rules[2]);
+  EXPECT_FALSE(rules[3]);
+}
+
 TEST(ShippedRules, EveryRuleInTheSourceTreeParses) {
   const fs::path dir = fs::path(ARCHPATCH_SOURCE_DIR) / "rules";
   for (const fs::path& file : RuleFilesIn(dir)) {
