@@ -32,10 +32,12 @@ bool HoldsRawStringPrefix(std::string_view s) {
 
 struct CharTable {
   std::array<bool, 256> ident{};
+  std::array<bool, 256> passed{};  // neither an identifier's byte nor one a skip starts at
   std::array<unsigned char, 256> lower{};
   CharTable() {
     for (int c = 0; c < 256; ++c) {
       ident[c] = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
+      passed[c] = !ident[c] && c != '#' && c != '/';
       lower[c] = static_cast<unsigned char>(c >= 'A' && c <= 'Z' ? c + 32 : c);
     }
   }
@@ -172,6 +174,8 @@ cuda::GateKinds Prefilter::Check(std::string_view s) const {
   const bool skip_comments = !HoldsRawStringPrefix(s);
   size_t i = 0;
   while (i < n) {
+    while (i < n && kChars.passed[p[i]]) ++i;  // blanks and punctuation, in one tight loop
+    if (i == n) break;
     if (!kChars.ident[p[i]]) {
       // Skips go to the newline that ends what they skip.
       if (p[i] == '#') {
