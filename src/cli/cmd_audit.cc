@@ -117,7 +117,7 @@ void PrintJson(const scan::AuditReport& report, const std::vector<gate::Group>& 
   for (size_t a = 1; a < report.arches.size(); ++a) against.push_back(report.arches[a].name());
   json.Member("against", against);
   json.ArrayMember("findings", report.findings.size(), [&](size_t i) { return ToJson(report.findings[i]); });
-  json.Member("groups", report::GroupsJson(groups, report.findings));
+  json.ArrayMember("groups", groups.size(), [&](size_t i) { return report::GroupJson(groups[i], report.findings); });
   json.Member("files_scanned", report.files_scanned);
   json.Member("files_parsed", report.files_parsed);
   json.ArrayMember("errors", report.errors.size(), [&](size_t i) { return ErrorJson(report.errors[i]); });

@@ -6,6 +6,16 @@ namespace {
 
 using json = nlohmann::ordered_json;
 
+// An empty object with room for `keys` members. ordered_json's object is a vector of
+// pair<const string, json>: growing it copies every member (a const key cannot be moved, so the
+// pair is not nothrow-movable), nested objects included. Built without room, an audit's findings
+// spent a quarter of their JSON time in those copies.
+json Object(size_t keys) {
+  json j = json::object();
+  j.get_ref<json::object_t&>().reserve(keys);
+  return j;
+}
+
 json SpanJson(const gate::ByteSpan& s) { return {{"begin", s.begin}, {"end", s.end}}; }
 
 json BlockJson(const gate::Block& b) {
@@ -41,7 +51,7 @@ json PythonValueJson(const gate::PythonValue& v) {
 }
 
 json UseJson(const gate::FeatureUse& u) {
-  json j;
+  json j = Object(7);
   j["feature"] = u.feature;
   j["what"] = u.what;
   j["found"] = u.found;
@@ -146,13 +156,16 @@ void AddClassification(json& j, const gate::Classification& c) {
 }  // namespace
 
 json VerdictJson(const gate::Verdicts& verdicts) {
-  json j = json::object();
-  for (const gate::ArchVerdict& v : verdicts) j[v.arch] = TriName(v.value);
+  json j = Object(verdicts.size());
+  // Appended, not looked up by key: a verdict names each arch once, and operator[] compares the
+  // key with every member before it (23 arches, three maps per finding).
+  json::object_t& members = j.get_ref<json::object_t&>();
+  for (const gate::ArchVerdict& v : verdicts) members.emplace_back(v.arch, TriName(v.value));
   return j;
 }
 
 json WidenJson(const gate::WidenHazard& w) {
-  json j;
+  json j = Object(6);
   j["widen"] = gate::WidenSafetyName(w.safety);
   j["target"] = w.target;
   json needs = json::array();
@@ -170,7 +183,7 @@ json WidenJson(const gate::WidenHazard& w) {
 
 nlohmann::ordered_json gate::ToJson(const Finding& f) {
   using report::json;
-  json j;
+  json j = report::Object(48);  // more than any finding has
   j["file"] = f.file;
   j["line"] = f.line;
   j["column"] = f.column;
@@ -204,8 +217,8 @@ nlohmann::ordered_json gate::ToJson(const Finding& f) {
   if (!f.rule.empty()) j["rule"] = f.rule;
   if (!f.reached_through.empty()) j["reached_through"] = f.reached_through;
   if (f.widen) {
-    const json widen = report::WidenJson(*f.widen);
-    for (const auto& [key, value] : widen.items()) j[key] = value;
+    json widen = report::WidenJson(*f.widen);
+    for (auto& [key, value] : widen.get_ref<json::object_t&>()) j[key] = std::move(value);
     if (!f.widen->reason.empty()) j["widen_reason"] = f.widen->reason;
   }
   if (!f.no_image_binaries.empty()) j["no_image_binaries"] = f.no_image_binaries;

@@ -163,42 +163,39 @@ void PrintGroups(std::FILE* out, const std::vector<Group>& groups, const std::ve
   PrintSummary(out, shown, hidden, findings, o);
 }
 
+nlohmann::ordered_json GroupJson(const Group& g, const std::vector<Finding>& findings) {
+  const Finding& r = findings[g.root];
+  nlohmann::ordered_json places = nlohmann::ordered_json::array();
+  for (size_t p : g.places) {
+    const Finding& f = findings[p];
+    places.push_back({{"file", f.file},
+                      {"line", f.line},
+                      {"column", f.column},
+                      {"text", f.text},
+                      {"class", f.exclusion ? gate::ExclusionClassName(f.exclusion->klass) : ""}});
+  }
+  return {
+      {"id", g.id},
+      {"root",
+       {{"file", r.file}, {"line", r.line}, {"column", r.column}, {"text", r.text}, {"kind", gate::KindName(r.kind)}}},
+      {"class", gate::ExclusionClassName(g.klass)},
+      {"reason", g.reason},
+      {"distribution", g.distribution},
+      {"switches_off", g.switches_off},
+      {"places", std::move(places)},
+      {"widen", {{"verdict", gate::WidenSafetyName(g.widen)}, {"reasons", g.widen_reasons}, {"features", g.features}}},
+      {"covered_by", g.covered_by},
+      {"known_unsafe", g.known_unsafe ? nlohmann::ordered_json{{"id", g.known_unsafe->id},
+                                                               {"what", g.known_unsafe->what},
+                                                               {"because", g.known_unsafe->because},
+                                                               {"reported", g.known_unsafe->reported}}
+                                      : nlohmann::ordered_json(nullptr)},
+      {"prebuilt", PrebuiltJson(g.prebuilt)}};
+}
+
 nlohmann::ordered_json GroupsJson(const std::vector<Group>& groups, const std::vector<Finding>& findings) {
   nlohmann::ordered_json out = nlohmann::ordered_json::array();
-  for (const Group& g : groups) {
-    const Finding& r = findings[g.root];
-    nlohmann::ordered_json places = nlohmann::ordered_json::array();
-    for (size_t p : g.places) {
-      const Finding& f = findings[p];
-      places.push_back({{"file", f.file},
-                        {"line", f.line},
-                        {"column", f.column},
-                        {"text", f.text},
-                        {"class", f.exclusion ? gate::ExclusionClassName(f.exclusion->klass) : ""}});
-    }
-    out.push_back(
-        {{"id", g.id},
-         {"root",
-          {{"file", r.file},
-           {"line", r.line},
-           {"column", r.column},
-           {"text", r.text},
-           {"kind", gate::KindName(r.kind)}}},
-         {"class", gate::ExclusionClassName(g.klass)},
-         {"reason", g.reason},
-         {"distribution", g.distribution},
-         {"switches_off", g.switches_off},
-         {"places", places},
-         {"widen",
-          {{"verdict", gate::WidenSafetyName(g.widen)}, {"reasons", g.widen_reasons}, {"features", g.features}}},
-         {"covered_by", g.covered_by},
-         {"known_unsafe", g.known_unsafe ? nlohmann::ordered_json{{"id", g.known_unsafe->id},
-                                                                  {"what", g.known_unsafe->what},
-                                                                  {"because", g.known_unsafe->because},
-                                                                  {"reported", g.known_unsafe->reported}}
-                                         : nlohmann::ordered_json(nullptr)},
-         {"prebuilt", PrebuiltJson(g.prebuilt)}});
-  }
+  for (const Group& g : groups) out.push_back(GroupJson(g, findings));
   return out;
 }
 

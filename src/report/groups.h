@@ -31,7 +31,8 @@ struct HumanOptions {
 void PrintGroups(std::FILE* out, const std::vector<Group>& groups, const std::vector<Finding>& findings,
                  const HumanOptions& options);
 
-// The `groups` array of --json (docs/audit.md).
+// The `groups` array of --json (docs/audit.md), and one element of it.
+nlohmann::ordered_json GroupJson(const Group& group, const std::vector<Finding>& findings);
 nlohmann::ordered_json GroupsJson(const std::vector<Group>& groups, const std::vector<Finding>& findings);
 
 }  // namespace archpatch::report
