@@ -51,11 +51,7 @@ std::vector<std::string> KnownCachesBeside(const fs::path& rule_file) {
 
 }  // namespace
 
-Result<Rule> LoadRuleFile(const fs::path& path) {
-  Result<std::string> text = ReadInputFile(path, kMaxRuleBytes);
-  if (!text) return text.error();
-  return ParseRule(*text, path, KnownCachesBeside(path));
-}
+Result<Rule> LoadRuleFile(const fs::path& path) { return std::move(LoadRuleFiles({path}).front()); }
 
 std::vector<Result<Rule>> LoadRuleFiles(const std::vector<fs::path>& paths) {
   std::map<fs::path, std::vector<std::string>> caches;  // by folder
