@@ -48,7 +48,8 @@ CondExpr CondParser::Parse(size_t a, size_t b, const std::vector<std::string>* p
   params_ = params, bound_ = bound, scope_ = &scope;
   size_t i = a;
   CondExpr e = Or(i, b);
-  return i == b ? e : Unknown();
+  if (i != b) return Unknown();
+  return e;  // moved, not copied as `i == b ? e : Unknown()` did
 }
 
 bool CondParser::EndsOperand(size_t i, size_t b) const { return i >= b || ts_.Is(i, "and") || ts_.Is(i, "or"); }

@@ -4,6 +4,7 @@
 
 #include <map>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "python/module_summary.h"
@@ -19,8 +20,9 @@ struct BoundCondition {
   size_t first = 0, last = 0;
 };
 
-// Names bound in one scope to a condition (scope "\0" name -> condition).
-using BoundConditions = std::map<std::string, BoundCondition, std::less<>>;
+// Names bound in one scope to a condition (scope "\0" name -> condition). Hashed: a module's
+// bindings are asked about every name of its branches and assignments, and never walked in order.
+using BoundConditions = std::unordered_map<std::string, BoundCondition>;
 
 // Writes the BoundConditions key of `name` in `scope` into `key` (a buffer kept across lookups,
 // so that asking about every name of a module allocates nothing) and returns it.

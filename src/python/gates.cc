@@ -6,26 +6,27 @@
 
 #include "python/prefilter.h"
 #include "python/recognizer.h"
+#include "python/word_set.h"
 
 namespace archpatch::python {
 namespace {
 
-// Sorted: IsKeyword is asked about nearly every name of a module.
+// IsKeyword is asked about nearly every name of a module: see WordSet.
 constexpr std::string_view kKeywords[] = {
     "False",  "None",     "True",   "and", "as",    "assert", "async",  "await",    "break", "case",
     "class",  "continue", "def",    "del", "elif",  "else",   "except", "finally",  "for",   "from",
     "global", "if",       "import", "in",  "is",    "lambda", "match",  "nonlocal", "not",   "or",
     "pass",   "raise",    "return", "try", "while", "with",   "yield"};
-static_assert(std::is_sorted(std::begin(kKeywords), std::end(kKeywords)));
 
-bool IsKeyword(std::string_view name) { return std::binary_search(std::begin(kKeywords), std::end(kKeywords), name); }
+constexpr WordSet kKeywordSet(kKeywords);
+
+bool IsKeyword(std::string_view name) { return kKeywordSet.Has(name); }
 
 bool Contains(std::string_view text, std::string_view part) { return text.find(part) != text.npos; }
 
-char LowerChar(char c) { return c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c; }
-
 // torch.cuda.get_device_capability, get_compute_capability, current_platform.get_device_capability
 bool IsCapabilityGetter(std::string_view name) {
+  if (name.size() < std::string_view("capability").size()) return false;  // most callees: no copy lowered
   const LowerName lowered(name);
   const std::string_view lower = lowered;
   if (!Contains(lower, "capability")) return false;
@@ -37,6 +38,12 @@ bool IsCapabilityGetter(std::string_view name) {
 bool CapabilityHint(std::string_view lower) {
   return Contains(lower, "capab") || lower == "cc" || lower.ends_with("_cc") || lower == "cap" ||
          lower.ends_with("_cap") || Contains(lower, "arch") || Contains(lower, "sm_version") || lower == "sm";
+}
+// Whether `owner.major` / `owner.minor` reads a capability's part: `cap.major`, `props.minor`.
+bool HintsCapabilityOwner(Provenance kind, std::string_view owner) {
+  if (kind == Provenance::kCapability || kind == Provenance::kProperties) return true;
+  const LowerName lower(owner);
+  return CapabilityHint(lower) || Contains(lower, "prop");
 }
 bool ArchNameHint(std::string_view lower) {
   return CapabilityHint(lower) || Contains(lower, "backend") || Contains(lower, "target") || Contains(lower, "gpu") ||
@@ -96,6 +103,25 @@ std::string LowerText(std::string_view text) {
   return out;
 }
 
+bool ContainsLower(std::string_view text, std::string_view lower) {
+  if (lower.size() > text.size()) return false;
+  // A byte that lowering keeps ('_' in "arch_list") matches only itself: memchr finds the few
+  // places to compare at, where a compare at every byte cost more than lowering a copy.
+  size_t anchor = 0;
+  while (anchor < lower.size() && lower[anchor] >= 'a' && lower[anchor] <= 'z') ++anchor;
+  if (anchor == lower.size()) {
+    for (size_t at = 0; at + lower.size() <= text.size(); ++at) {
+      if (EndsWithLower(text.substr(at, lower.size()), lower)) return true;
+    }
+    return false;
+  }
+  const size_t last = text.size() - lower.size() + anchor;  // the last place the anchor can be
+  for (size_t at = text.find(lower[anchor], anchor); at <= last; at = text.find(lower[anchor], at + 1)) {
+    if (EndsWithLower(text.substr(at - anchor, lower.size()), lower)) return true;
+  }
+  return false;
+}
+
 LowerName::LowerName(std::string_view text) {
   if (text.size() > short_.size()) {
     long_ = LowerText(text);
@@ -123,16 +149,20 @@ Recognizer::Recognizer(const TokenStream& ts, const std::vector<LogicalLine>& li
     : ts_(ts), lines_(lines), bindings_(ModuleBindings(ts, lines)) {}
 
 std::vector<Gate> Recognizer::Run() {
-  for (const LogicalLine& line : lines_) {
+  std::vector<bool> has_string(lines_.size());
+  for (size_t k = 0; k < lines_.size(); ++k) {
+    const LogicalLine& line = lines_[k];
     RecordProvenance(line);
     if (line.docstring) continue;
-    FindComparisons(line);
-    FindCarriers(line);
-    FindCalls(line);
+    const LineHints hints = HintsOf(ts_, line);
+    if (hints.comparison) FindComparisons(line);
+    if (hints.carrier) FindCarriers(line);
+    if (hints.call) FindCalls(line);
+    has_string[k] = hints.string;
   }
   CollectCovered();
-  for (const LogicalLine& line : lines_) {
-    if (!line.docstring) FindArchStrings(line);
+  for (size_t k = 0; k < lines_.size(); ++k) {
+    if (has_string[k]) FindArchStrings(lines_[k]);
   }
   std::stable_sort(gates_.begin(), gates_.end(),
                    [](const Gate& a, const Gate& b) { return a.first_token < b.first_token; });
@@ -175,11 +205,9 @@ Provenance Recognizer::ClassifyPrimary(const LogicalLine& line, size_t i, size_t
   for (size_t k = i + 1; k < j;) {
     if (ts_.Is(k, ".")) {
       const std::string_view attr = ts_.Text(k + 1);
-      const LowerName lower(last_name);
-      const bool hinted = kind == Provenance::kCapability || kind == Provenance::kProperties || CapabilityHint(lower) ||
-                          Contains(lower, "prop");
       to_int = attr == "to_int" && kind == Provenance::kCapability;
-      if ((attr == "major" || attr == "minor") && hinted) {
+      // The owner's name is read only for `.major`/`.minor`: most attributes are neither.
+      if ((attr == "major" || attr == "minor") && HintsCapabilityOwner(kind, last_name)) {
         kind = attr == "major" ? Provenance::kMajor : Provenance::kMinor;
       } else {
         kind = Provenance::kNone;
@@ -199,8 +227,8 @@ Provenance Recognizer::ClassifyPrimary(const LogicalLine& line, size_t i, size_t
       k = ts_.match[k] + 1;
     } else {  // a subscript
       const bool index = ts_.match[k] == k + 2 && (ts_.Text(k + 1) == "0" || ts_.Text(k + 1) == "1");
-      const bool capability = kind == Provenance::kCapability ||
-                              (kind == Provenance::kNone && k == i + 1 && CapabilityHint(LowerName(last_name)));
+      const bool capability = index && (kind == Provenance::kCapability || (kind == Provenance::kNone && k == i + 1 &&
+                                                                            CapabilityHint(LowerName(last_name))));
       kind =
           index && capability ? (ts_.Text(k + 1) == "0" ? Provenance::kMajor : Provenance::kMinor) : Provenance::kNone;
       k = ts_.match[k] + 1;
@@ -347,7 +375,6 @@ bool Recognizer::TryReversedComparison(const LogicalLine& line, size_t i, std::v
 }
 
 void Recognizer::FindComparisons(const LogicalLine& line) {
-  if (!MayHoldComparison(ts_, line)) return;
   std::vector<Gate> found;
   for (size_t i = line.first; i < line.last; ++i) {
     if (!TryComparison(line, i, found)) TryReversedComparison(line, i, found);

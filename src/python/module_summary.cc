@@ -6,17 +6,18 @@
 
 #include "python/cond_expr.h"
 #include "python/recognizer.h"
+#include "python/word_set.h"
 
 namespace archpatch::python {
 namespace {
 
 constexpr size_t kMaxPredicateLines = 40;
 
-bool IsKeyword(std::string_view name) {
-  constexpr std::string_view kWords[] = {"and",  "or",     "not",  "in",   "is",    "if",
-                                         "else", "lambda", "None", "True", "False", "await"};
-  return std::find(std::begin(kWords), std::end(kWords), name) != std::end(kWords);
-}  // a predicate is a small function
+constexpr std::string_view kWords[] = {"and",  "or",     "not",  "in",   "is",    "if",
+                                       "else", "lambda", "None", "True", "False", "await"};
+constexpr WordSet kWordSet(kWords);
+
+bool IsKeyword(std::string_view name) { return kWordSet.Has(name); }  // a predicate is a small function
 
 CondExpr FalseExpr() {  // what `return`, `return None`, falling off the end and `raise` give
   CondExpr e;

@@ -57,6 +57,7 @@ class Recognizer {
   void MergeConditions(std::vector<Gate>& comparisons);
 
   // shapes.cc: keyword/assignment carriers, predicates, compute-capability lists, arch strings.
+  // Run() calls each Find* only on the lines whose LineHints (prefilter.h) say it may find a gate.
   void FindCarriers(const LogicalLine& line);
   void FindCalls(const LogicalLine& line);
   void FindArchStrings(const LogicalLine& line);
@@ -87,6 +88,20 @@ bool AllItems(const Literal& lit, Pred pred) {
   return concrete > 0;
 }
 std::string LowerText(std::string_view text);
+inline char LowerChar(char c) { return c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c; }
+
+// Whether `text` lowered (as LowerText) ends with / contains `lower`, which is lowercase already:
+// asked of names that mostly fail, without a lowered copy of each. The ending is compared from
+// its last byte: a name that fails mostly fails within its last two.
+inline bool EndsWithLower(std::string_view text, std::string_view lower) {
+  if (text.size() < lower.size()) return false;
+  const char* const tail = text.data() + (text.size() - lower.size());
+  for (size_t k = lower.size(); k-- > 0;) {
+    if (LowerChar(tail[k]) != lower[k]) return false;
+  }
+  return true;
+}
+bool ContainsLower(std::string_view text, std::string_view lower);
 
 // `text` lowered (ASCII) into an inline buffer: the recogniser lowers most names it asks about,
 // and a string for each was a large share of the scan's allocations. Not copyable: it views itself.

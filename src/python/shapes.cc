@@ -13,22 +13,6 @@ namespace {
 
 bool Contains(std::string_view text, std::string_view part) { return text.find(part) != text.npos; }
 
-// supported_major_versions, device_capability_majors, supported_archs, admissible_archs,
-// TORCH_CUDA_ARCH_LIST, cuda_arch_list, supported_capabilities, sm_versions.
-bool IsCarrierName(std::string_view name) {
-  // Every ending below ends in 's' or 't': that settles most names (FindCarriers asks about every
-  // name of every line) before any copy is lowered.
-  const char last = name.empty() ? '\0' : static_cast<char>(name.back() | 0x20);
-  if (last != 's' && last != 't') return false;
-  const LowerName lowered(name);
-  const std::string_view lower = lowered;
-  constexpr std::string_view kEndings[] = {
-      "major_versions",          "majors", "archs", "arches", "arch_list", "capabilities", "sm_versions",
-      "compute_capability_list", "ccs"};
-  if (Contains(lower, "flags")) return false;
-  return std::any_of(std::begin(kEndings), std::end(kEndings), [&](std::string_view e) { return lower.ends_with(e); });
-}
-
 // The callees FindCalls reads a literal argument of (lowered): exactly those its dispatch below
 // names, checked before any argument is parsed. A callee added there must be added here (the
 // fixtures of docs/python-gates.md hold one call of each).
@@ -143,6 +127,7 @@ void Recognizer::FindCarriers(const LogicalLine& line) {
 void Recognizer::FindCalls(const LogicalLine& line) {
   for (size_t i = line.first; i + 1 < line.last; ++i) {
     if (!ts_.IsName(i) || !ts_.Is(i + 1, "(") || (i > line.first && ts_.Is(i - 1, "def"))) continue;
+    if (ts_.Text(i).size() < kShortestPredicateCallee) continue;  // most callees: no copy lowered
     const LowerName lowered(ts_.Text(i));
     const std::string_view callee = lowered;
     if (!IsPredicateCallee(callee)) continue;  // no literal is read for any other
@@ -206,15 +191,13 @@ void Recognizer::FindCalls(const LogicalLine& line) {
   }
 }
 
+// Run on the lines that hold a string.
 void Recognizer::FindArchStrings(const LogicalLine& line) {
-  bool has_string = false;
-  for (size_t i = line.first; i < line.last && !has_string; ++i) has_string = ts_.tokens[i].kind == TokenKind::kString;
-  if (!has_string) return;
   bool arch_list_line = false;
   for (size_t i = line.first; i < line.last && !arch_list_line; ++i) {
     if (ts_.tokens[i].kind != TokenKind::kName && ts_.tokens[i].kind != TokenKind::kString) continue;
-    const LowerName lower(ts_.Text(i));
-    arch_list_line = Contains(lower, "arch_list") || Contains(lower, "cuda_arch");
+    const std::string_view text = ts_.Text(i);
+    arch_list_line = ContainsLower(text, "arch_list") || ContainsLower(text, "cuda_arch");
   }
   for (size_t i = line.first; i < line.last; ++i) {
     const Token& t = ts_.tokens[i];
