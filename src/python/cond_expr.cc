@@ -47,9 +47,10 @@ CondExpr CondParser::Parse(size_t a, size_t b, const std::vector<std::string>* p
                            const std::string& scope) {
   params_ = params, bound_ = bound, scope_ = &scope;
   size_t i = a;
-  CondExpr e = Or(i, b);
-  if (i != b) return Unknown();
-  return e;  // moved, not copied as `i == b ? e : Unknown()` did
+  CondExpr e;
+  Or(i, b, e);
+  if (i != b) e = Unknown();
+  return e;
 }
 
 bool CondParser::EndsOperand(size_t i, size_t b) const { return i >= b || ts_.Is(i, "and") || ts_.Is(i, "or"); }
@@ -66,29 +67,31 @@ size_t CondParser::SkipOperand(size_t i, size_t b) const {
   return i;
 }
 
-// Most operands stand alone (every assignment of a module is parsed): they are returned as they
-// are, with no list built around them (an initializer list would also copy them).
-CondExpr CondParser::Or(size_t& i, size_t b) {
-  CondExpr first = And(i, b);
-  if (i >= b || !ts_.Is(i, "or")) return first;
+// Most operands stand alone (every assignment of a module is parsed): they are written where the
+// caller wants them, with no list built around them and no move at each level.
+void CondParser::Or(size_t& i, size_t b, CondExpr& out) {
+  And(i, b, out);
+  if (i >= b || !ts_.Is(i, "or")) return;
   std::vector<CondExpr> kids;
-  kids.push_back(std::move(first));
-  while (i < b && ts_.Is(i, "or")) kids.push_back(And(++i, b));
-  return Node(CondExpr::Kind::kOr, std::move(kids));
+  kids.push_back(std::move(out));
+  while (i < b && ts_.Is(i, "or")) And(++i, b, kids.emplace_back());
+  out = Node(CondExpr::Kind::kOr, std::move(kids));
 }
 
-CondExpr CondParser::And(size_t& i, size_t b) {
-  CondExpr first = Not(i, b);
-  if (i >= b || !ts_.Is(i, "and")) return first;
+void CondParser::And(size_t& i, size_t b, CondExpr& out) {
+  Not(i, b, out);
+  if (i >= b || !ts_.Is(i, "and")) return;
   std::vector<CondExpr> kids;
-  kids.push_back(std::move(first));
-  while (i < b && ts_.Is(i, "and")) kids.push_back(Not(++i, b));
-  return Node(CondExpr::Kind::kAnd, std::move(kids));
+  kids.push_back(std::move(out));
+  while (i < b && ts_.Is(i, "and")) Not(++i, b, kids.emplace_back());
+  out = Node(CondExpr::Kind::kAnd, std::move(kids));
 }
 
-CondExpr CondParser::Not(size_t& i, size_t b) {
-  if (i < b && ts_.Is(i, "not")) return Node(CondExpr::Kind::kNot, {Not(++i, b)});
-  return Atom(i, b);
+void CondParser::Not(size_t& i, size_t b, CondExpr& out) {
+  if (i >= b || !ts_.Is(i, "not")) return Atom(i, b, out);
+  std::vector<CondExpr> kids(1);
+  Not(++i, b, kids.front());
+  out = Node(CondExpr::Kind::kNot, std::move(kids));
 }
 
 // `name(args)` and `a.b.name(args)` with the parenthesis last: a call the model may resolve.
@@ -172,50 +175,54 @@ bool CondParser::ParamTest(size_t i, size_t j, size_t b, size_t& next, CondExpr&
   return true;
 }
 
-CondExpr CondParser::Atom(size_t& i, size_t b) {
-  if (i >= b) return Unknown();
+void CondParser::Atom(size_t& i, size_t b, CondExpr& out) {
+  if (i >= b) return;
   if (auto g = gate_at_.find(i); g != gate_at_.end() && gates_[g->second].last_token <= b) {
-    CondExpr e;
-    e.kind = CondExpr::Kind::kGate;
-    e.gate = g->second;
+    out.kind = CondExpr::Kind::kGate;
+    out.gate = g->second;
     i = gates_[g->second].last_token;
-    if (!EndsOperand(i, b)) i = SkipOperand(i, b), e = Unknown();  // `major >= 9 == flag`
-    return e;
+    if (!EndsOperand(i, b)) i = SkipOperand(i, b), out = Unknown();  // `major >= 9 == flag`
+    return;
   }
   if (ts_.Is(i, "(") && ts_.match[i] < b) {
     const size_t close = ts_.match[i];
     size_t inner = i + 1;
-    CondExpr e = Or(inner, close);
-    if (inner != close) e = Unknown();
+    Or(inner, close, out);
+    if (inner != close) out = Unknown();
     i = close + 1;
-    if (!EndsOperand(i, b)) i = SkipOperand(i, b), e = Unknown();
-    return e;
+    if (!EndsOperand(i, b)) i = SkipOperand(i, b), out = Unknown();
+    return;
   }
   if (ts_.Is(i, "True") || ts_.Is(i, "False")) {
-    CondExpr e = Const(ts_.Is(i, "True") ? Tri::kTrue : Tri::kFalse);
+    out = Const(ts_.Is(i, "True") ? Tri::kTrue : Tri::kFalse);
     ++i;
-    if (!EndsOperand(i, b)) i = SkipOperand(i, b), e = Unknown();
-    return e;
+    if (!EndsOperand(i, b)) i = SkipOperand(i, b), out = Unknown();
+    return;
   }
   if (ts_.IsName(i)) {
     const size_t j = PrimaryEnd(ts_, i, b);
-    CondExpr e;
     size_t next = j;
-    if (ParamTest(i, j, b, next, e)) return i = next, e;
+    if (ParamTest(i, j, b, next, out)) {
+      i = next;
+      return;
+    }
     if (EndsOperand(j, b)) {
       if (IsCallee(i, j)) {
-        Call(i, j, e);
+        Call(i, j, out);
         i = j;
-        return e;
+        return;
       }
       if (j == i + 1 && bound_) {
         auto found = bound_->find(BoundKey(key_, *scope_, ts_.Text(i)));
-        if (found != bound_->end()) return i = j, Resolve(found->second);
+        if (found != bound_->end()) {
+          i = j;
+          out = Resolve(found->second);
+          return;
+        }
       }
     }
   }
-  i = SkipOperand(i, b);
-  return Unknown();
+  i = SkipOperand(i, b);  // `out` is still Unknown: nothing above wrote it on the way here
 }
 
 }  // namespace archpatch::python

@@ -46,10 +46,11 @@ class CondParser {
   void MarkBound(size_t first, size_t last, CondExpr& e) const;
 
  private:
-  CondExpr Or(size_t& i, size_t b);
-  CondExpr And(size_t& i, size_t b);
-  CondExpr Not(size_t& i, size_t b);
-  CondExpr Atom(size_t& i, size_t b);
+  // Each parses from token i (moving i past what it read) into `out`, which comes in Unknown.
+  void Or(size_t& i, size_t b, CondExpr& out);
+  void And(size_t& i, size_t b, CondExpr& out);
+  void Not(size_t& i, size_t b, CondExpr& out);
+  void Atom(size_t& i, size_t b, CondExpr& out);
   bool IsCallee(size_t i, size_t j) const;
   void Call(size_t i, size_t j, CondExpr& out) const;
   bool ParamTest(size_t i, size_t j, size_t b, size_t& next, CondExpr& out) const;

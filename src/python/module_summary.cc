@@ -2,6 +2,7 @@
 #include "python/module_summary.h"
 
 #include <algorithm>
+#include <bitset>
 #include <map>
 
 #include "python/cond_expr.h"
@@ -18,6 +19,23 @@ constexpr std::string_view kWords[] = {"and",  "or",     "not",  "in",   "is",  
 constexpr WordSet kWordSet(kWords);
 
 bool IsKeyword(std::string_view name) { return kWordSet.Has(name); }  // a predicate is a small function
+
+// A set of names that may answer "maybe" for a name not in it, never "no" for one in it: asked
+// about every name of every assignment and branch, which were mostly never bound in any scope,
+// it spares those a key built and hashed.
+class NameFilter {
+ public:
+  void Add(std::string_view name) { bits_.set(Bit(name)); }
+  bool MayHold(std::string_view name) const { return bits_.test(Bit(name)); }
+
+ private:
+  static constexpr size_t kBits = 4096;
+  static size_t Bit(std::string_view name) {  // `name` is a name token: never empty
+    const auto first = static_cast<unsigned char>(name.front()), last = static_cast<unsigned char>(name.back());
+    return (first * 31U + last * 7U + name.size() * 131U) % kBits;
+  }
+  std::bitset<kBits> bits_;
+};
 
 CondExpr FalseExpr() {  // what `return`, `return None`, falling off the end and `raise` give
   CondExpr e;
@@ -197,13 +215,22 @@ class Summarizer {
     if (!ts_.IsName(l.first) || !ts_.Is(l.first + 1, "=") || l.last < l.first + 3) return;
     if (!MayHoldCondition(l.first + 2, l.last, scope)) return;
     if (parser_.IsBareCall(l.first + 2, l.last)) {  // a call is a capability part
-      bound_[BoundKey(key_, scope, ts_.Text(l.first))] = {{}, true, l.first, l.last};
+      Bind(scope, l.first, {{}, true, l.first, l.last});
       return;
     }
     CondExpr e = parser_.Parse(l.first + 2, l.last, nullptr, &bound_, scope);
     if (!HasCapabilityPart(e)) return;
     parser_.MarkBound(l.first, l.last, e);
-    bound_[BoundKey(key_, scope, ts_.Text(l.first))] = {std::move(e), false, 0, 0};
+    Bind(scope, l.first, {std::move(e), false, 0, 0});
+  }
+
+  // The statement on tokens from `at` (`NAME = ...`) binds NAME in `scope`.
+  void Bind(const std::string& scope, size_t at, BoundCondition bound) {
+    bound_names_.Add(ts_.Text(at));
+    bound_[BoundKey(key_, scope, ts_.Text(at))] = std::move(bound);
+  }
+  bool IsBound(const std::string& scope, std::string_view name) const {
+    return bound_names_.MayHold(name) && bound_.count(BoundKey(key_, scope, name)) > 0;
   }
 
   // Whether tokens [a, b) can parse to a capability part: only a gate, a call or a name bound to a
@@ -213,7 +240,7 @@ class Summarizer {
     if (auto gate = gate_at_.lower_bound(a); gate != gate_at_.end() && gate->first < b) return true;
     for (size_t i = a; i < b; ++i) {
       if (ts_.Is(i, "(")) return true;
-      if (!bound_.empty() && ts_.IsName(i) && bound_.count(BoundKey(key_, scope, ts_.Text(i)))) return true;
+      if (ts_.IsName(i) && IsBound(scope, ts_.Text(i))) return true;
     }
     return false;
   }
@@ -231,8 +258,8 @@ class Summarizer {
     for (size_t i = l.first + 1; i < end && !resolvable; ++i) {
       if (!ts_.IsName(i) || IsKeyword(ts_.Text(i)) || (i > l.first + 1 && ts_.Is(i - 1, "."))) continue;
       const size_t j = PrimaryEnd(ts_, i, end);
-      resolvable = (j > i + 1 && ts_.Is(j - 1, ")") && gate_at_.count(i) == 0) ||
-                   (j == i + 1 && bound_.count(BoundKey(key_, scope, ts_.Text(i))) > 0);
+      resolvable =
+          (j > i + 1 && ts_.Is(j - 1, ")") && gate_at_.count(i) == 0) || (j == i + 1 && IsBound(scope, ts_.Text(i)));
     }
     if (!resolvable) return;
     const size_t first = l.first + 1;
@@ -254,6 +281,7 @@ class Summarizer {
   std::map<size_t, size_t> gate_at_;
   CondParser parser_;
   BoundConditions bound_;
+  NameFilter bound_names_;   // the names in bound_, any scope
   mutable std::string key_;  // scratch for BoundKey
 };
 

@@ -1,21 +1,15 @@
 #include "python/prefilter.h"
 
-#include <algorithm>
-
 #include "python/recognizer.h"
 #include "python/verdict.h"
 
 namespace archpatch::python {
 namespace {
 
-// Recognizer::CompareOpAt's operators, asked of every token once instead of at every start. Its
-// first byte settles most tokens: every such operator starts with one of "=!<>", `in` with 'i'.
-bool IsComparisonToken(const TokenStream& ts, size_t i) {
-  const Token& t = ts.tokens[i];
-  const char c = ts.source[t.begin];
-  if (c == 'i' && ts.Is(i, "in")) return true;
-  const bool starts_op = c == '=' || c == '!' || c == '<' || c == '>';
-  return starts_op && t.kind == TokenKind::kOp && CompareFromText(ts.Text(i)).has_value();
+// Recognizer::CompareOpAt's operators: ==, !=, <, <=, >, >= (every one starts with one of "=!<>").
+bool IsComparisonOp(const TokenStream& ts, size_t i) {
+  const char c = ts.source[ts.tokens[i].begin];
+  return (c == '=' || c == '!' || c == '<' || c == '>') && CompareFromText(ts.Text(i)).has_value();
 }
 
 }  // namespace
@@ -23,16 +17,18 @@ bool IsComparisonToken(const TokenStream& ts, size_t i) {
 LineHints HintsOf(const TokenStream& ts, const LogicalLine& line) {
   LineHints hints;
   for (size_t i = line.first; i < line.last; ++i) {
-    const TokenKind kind = ts.tokens[i].kind;
-    if (kind == TokenKind::kString) {
-      hints.string = true;
-      continue;
+    switch (ts.tokens[i].kind) {
+      case TokenKind::kString: hints.string = true; break;
+      case TokenKind::kOp: hints.comparison = hints.comparison || IsComparisonOp(ts, i); break;
+      case TokenKind::kName: {
+        const std::string_view name = ts.Text(i);
+        hints.comparison = hints.comparison || name == "in";  // `not in` too
+        hints.carrier = hints.carrier || IsCarrierName(name);
+        if (name.size() >= kShortestPredicateCallee && i + 1 < line.last && ts.Is(i + 1, "(")) hints.call = true;
+        break;
+      }
+      default: break;
     }
-    if (!hints.comparison && IsComparisonToken(ts, i)) hints.comparison = true;
-    if (kind != TokenKind::kName) continue;
-    const std::string_view name = ts.Text(i);
-    if (!hints.carrier && IsCarrierName(name)) hints.carrier = true;
-    if (name.size() >= kShortestPredicateCallee && i + 1 < line.last && ts.Is(i + 1, "(")) hints.call = true;
   }
   return hints;
 }
@@ -40,15 +36,24 @@ LineHints HintsOf(const TokenStream& ts, const LogicalLine& line) {
 bool MayHoldComparison(const TokenStream& ts, const LogicalLine& line) { return HintsOf(ts, line).comparison; }
 
 bool IsCarrierName(std::string_view name) {
-  // Every ending below ends in 's' or 't': that settles most names (HintsOf asks about every name
-  // of every line) before any is compared.
-  const char last = name.empty() ? '\0' : static_cast<char>(name.back() | 0x20);
-  if (last != 's' && last != 't') return false;
-  constexpr std::string_view kEndings[] = {
-      "major_versions",          "majors", "archs", "arches", "arch_list", "capabilities", "sm_versions",
-      "compute_capability_list", "ccs"};
-  const bool ending =
-      std::any_of(std::begin(kEndings), std::end(kEndings), [&](std::string_view e) { return EndsWithLower(name, e); });
+  if (name.size() < 3) return false;  // "ccs" is the shortest ending
+  // The last two bytes pick the one or two endings that can match: that settles most names
+  // (HintsOf asks about every name of every line) before any is compared.
+  const char last = LowerChar(name.back()), before = LowerChar(name[name.size() - 2]);
+  auto ends = [&](std::string_view ending) { return EndsWithLower(name, ending); };
+  bool ending = false;
+  if (last == 't') {
+    ending = before == 's' && (ends("arch_list") || ends("compute_capability_list"));
+  } else if (last == 's') {
+    switch (before) {
+      case 'n': ending = ends("major_versions") || ends("sm_versions"); break;
+      case 'r': ending = ends("majors"); break;
+      case 'h': ending = ends("archs"); break;
+      case 'e': ending = ends("arches") || ends("capabilities"); break;
+      case 'c': ending = ends("ccs"); break;
+      default: break;
+    }
+  }
   return ending && !ContainsLower(name, "flags");
 }
 

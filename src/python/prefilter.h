@@ -25,7 +25,9 @@ LineHints HintsOf(const TokenStream& ts, const LogicalLine& line);
 bool MayHoldComparison(const TokenStream& ts, const LogicalLine& line);
 
 // supported_major_versions, device_capability_majors, supported_archs, admissible_archs,
-// TORCH_CUDA_ARCH_LIST, cuda_arch_list, supported_capabilities, sm_versions.
+// TORCH_CUDA_ARCH_LIST, cuda_arch_list, supported_capabilities, sm_versions: a name ending (any
+// case) in major_versions, majors, archs, arches, arch_list, capabilities, sm_versions,
+// compute_capability_list or ccs, without "flags" in it.
 bool IsCarrierName(std::string_view name);
 
 // The length of the shortest callee FindCalls reads the arguments of ("is_family_of").

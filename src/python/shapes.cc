@@ -2,6 +2,7 @@
 // assignments that carry arch lists, capability predicates, compute-capability decorators, and
 // arch strings (nvcc flags, "sm_100a", TORCH_CUDA_ARCH_LIST values).
 #include <algorithm>
+#include <optional>
 
 #include <fmt/format.h>
 
@@ -20,6 +21,17 @@ bool IsPredicateCallee(std::string_view callee) {
   return callee == "has_device_capability" || callee == "is_device_capability" ||
          callee == "is_device_capability_family" || callee == "is_arch_supported" || callee == "is_family_of" ||
          Contains(callee, "compute_capabilit");
+}
+
+// A line that names an arch list (TORCH_CUDA_ARCH_LIST, cuda_arch_flags) in a name or a string:
+// there a dotted string ("9.0 10.0a") is an arch list.
+bool IsArchListLine(const TokenStream& ts, const LogicalLine& line) {
+  for (size_t i = line.first; i < line.last; ++i) {
+    if (ts.tokens[i].kind != TokenKind::kName && ts.tokens[i].kind != TokenKind::kString) continue;
+    const std::string_view text = ts.Text(i);
+    if (ContainsLower(text, "arch_list") || ContainsLower(text, "cuda_arch")) return true;
+  }
+  return false;
 }
 
 bool IsInt(const Literal& l) { return l.kind == LiteralKind::kInt; }
@@ -193,17 +205,14 @@ void Recognizer::FindCalls(const LogicalLine& line) {
 
 // Run on the lines that hold a string.
 void Recognizer::FindArchStrings(const LogicalLine& line) {
-  bool arch_list_line = false;
-  for (size_t i = line.first; i < line.last && !arch_list_line; ++i) {
-    if (ts_.tokens[i].kind != TokenKind::kName && ts_.tokens[i].kind != TokenKind::kString) continue;
-    const std::string_view text = ts_.Text(i);
-    arch_list_line = ContainsLower(text, "arch_list") || ContainsLower(text, "cuda_arch");
-  }
+  std::optional<bool> arch_list_line;  // read when a string first needs it: most need not
   for (size_t i = line.first; i < line.last; ++i) {
     const Token& t = ts_.tokens[i];
     if (t.kind != TokenKind::kString || t.fstring || ts_.Is(i + 1, ":") || CoveredByGate(t.begin)) continue;
     const std::string_view body = StringBody(ts_.Text(i));
-    if (!MayNameArch(body, arch_list_line)) continue;
+    if (!MayNameArch(body, true)) continue;  // refused on any line: this one need not be read
+    if (!arch_list_line) arch_list_line = IsArchListLine(ts_, line);
+    if (!MayNameArch(body, *arch_list_line)) continue;
     Literal lit;
     lit.kind = LiteralKind::kString;
     lit.text = std::string(body);
@@ -229,7 +238,7 @@ void Recognizer::FindArchStrings(const LogicalLine& line) {
     } else if (strict && arch::ReadArchName(lit.text)) {
       gates_.push_back(
           Gate{"arch-string", name, lit, i, i + 1, line.scope, {{Term{Operand::kArchName, Compare::kEq, lit}}}});
-    } else if (arch_list_line && Contains(lit.text, ".")) {
+    } else if (*arch_list_line && Contains(lit.text, ".")) {
       const std::optional<std::vector<ArchName>> list = ParseArchListString(lit.text);  // only here: it allocates
       if (!list || !std::all_of(list->begin(), list->end(), IsRealChip)) continue;
       gates_.push_back(Gate{"arch-list-string",

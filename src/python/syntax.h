@@ -3,6 +3,7 @@
 // with module-level names bound to literals resolved.
 #pragma once
 
+#include <cstring>
 #include <map>
 #include <memory>
 #include <optional>
@@ -24,6 +25,15 @@ struct TokenStream {
   std::string_view Text(size_t i) const { return TokenText(source, tokens[i]); }
   bool Is(size_t i, std::string_view text) const {
     return i < tokens.size() && tokens[i].kind != TokenKind::kString && Text(i) == text;
+  }
+  // Is with a literal: its length known when compiled, the compare is inlined (memcmp was called
+  // for each of the recogniser's many tests against "(", "." or "in").
+  template <size_t N>
+  bool Is(size_t i, const char (&text)[N]) const {
+    if (i >= tokens.size()) return false;
+    const Token& t = tokens[i];
+    return t.kind != TokenKind::kString && t.end - t.begin == N - 1 &&
+           std::memcmp(source.data() + t.begin, text, N - 1) == 0;
   }
   bool IsName(size_t i) const { return i < tokens.size() && tokens[i].kind == TokenKind::kName; }
   // Source text from the start of token `first` to the end of token `last - 1`, with line

@@ -43,9 +43,9 @@ struct Tokenized {
 };
 Result<Tokenized> TokenizeMatched(const std::string& file, std::string_view source);
 
-// The bytes of a token.
+// The bytes of a token (of `source`, the text it was read from: in range, so not checked again).
 inline std::string_view TokenText(std::string_view source, const Token& t) {
-  return source.substr(t.begin, t.end - t.begin);
+  return {source.data() + t.begin, t.end - t.begin};
 }
 
 // The characters between the quotes of a (non-f) string token, prefix and quotes removed. Escape
