@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include "python/recognizer.h"
 #include "python/scanner.h"
 #include "python/verdict.h"
 
@@ -92,7 +93,9 @@ TEST(PythonPrefilter, SkippedStringsHoldNoArch) {
                                 "12.8",
                                 "sm_90 sm_100"}) {
     for (bool arch_list_line : {false, true}) {
-      if (FullPathReads(body, arch_list_line)) EXPECT_TRUE(MayNameArch(body, arch_list_line)) << body;
+      if (FullPathReads(body, arch_list_line)) {
+        EXPECT_TRUE(MayNameArch(body, arch_list_line)) << body;
+      }
     }
   }
 }
@@ -102,6 +105,75 @@ TEST(PythonPrefilter, PlainStringsAreSkipped) {
   EXPECT_FALSE(MayNameArch("120", false));
   EXPECT_FALSE(MayNameArch("9.0", false));
   EXPECT_TRUE(MayNameArch("9.0", true));
+}
+
+// IsCarrierName as it was written first: lower a copy, then look for each ending in turn.
+bool CarrierByCopy(std::string_view name) {
+  const std::string lower = LowerText(name);
+  if (lower.find("flags") != std::string::npos) return false;
+  for (std::string_view e : {"major_versions", "majors", "archs", "arches", "arch_list", "capabilities", "sm_versions",
+                             "compute_capability_list", "ccs"}) {
+    if (lower.ends_with(e)) return true;
+  }
+  return false;
+}
+
+TEST(PythonPrefilter, CarrierNamesAsByALoweredCopy) {
+  std::vector<std::string> names = {"",
+                                    "s",
+                                    "cs",
+                                    "ccs",
+                                    "CCS",
+                                    "accs",
+                                    "x_ccs",
+                                    "sm_versions",
+                                    "SM_Versions",
+                                    "major_versions",
+                                    "majors",
+                                    "MAJORS",
+                                    "archs",
+                                    "arches",
+                                    "Arches",
+                                    "arch_list",
+                                    "TORCH_CUDA_ARCH_LIST",
+                                    "cuda_arch_list",
+                                    "capabilities",
+                                    "supported_capabilities",
+                                    "compute_capability_list",
+                                    "supported_archs",
+                                    "arch_flags_list",
+                                    "nvcc_flags_archs",
+                                    "FLAGS_archs",
+                                    "args",
+                                    "list",
+                                    "inputs",
+                                    "versions",
+                                    "is",
+                                    "dict",
+                                    "arch_lis",
+                                    "archs_",
+                                    "arches2",
+                                    "sm_version",
+                                    "capabilitiess",
+                                    "majorss",
+                                    std::string("a\x80") + "chs"};
+  for (std::string_view e : {"majors", "archs", "arch_list", "ccs", "sm_versions"}) {
+    names.push_back("x" + std::string(e));
+    names.push_back(std::string(e.substr(1)));  // its first byte missing
+  }
+  for (const std::string& name : names) EXPECT_EQ(IsCarrierName(name), CarrierByCopy(name)) << name;
+}
+
+TEST(PythonPrefilter, CaseBlindCompares) {
+  EXPECT_TRUE(EndsWithLower("TORCH_CUDA_ARCH_LIST", "arch_list"));
+  EXPECT_FALSE(EndsWithLower("list", "arch_list"));
+  EXPECT_TRUE(ContainsLower("TORCH_CUDA_ARCH_LIST", "cuda_arch"));
+  EXPECT_TRUE(ContainsLower("my_arch_list_here", "arch_list"));  // anchored at its '_'
+  EXPECT_TRUE(ContainsLower("_arch_list", "arch_list"));
+  EXPECT_FALSE(ContainsLower("arch_lis", "arch_list"));
+  EXPECT_FALSE(ContainsLower("rch_list__", "arch_list"));
+  EXPECT_TRUE(ContainsLower("NVCC_FLAGS", "flags"));  // no anchor: compared at every byte
+  EXPECT_FALSE(ContainsLower("flag", "flags"));
 }
 
 }  // namespace

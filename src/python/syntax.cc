@@ -146,11 +146,14 @@ std::string TokenStream::Folded(size_t first, size_t last) const {
     out.reserve(tokens[last - 1].end - tokens[first].begin);
   }
   for (size_t i = first; i < last; ++i) {
-    if (i > first) {
-      const std::string_view gap = source.substr(tokens[i - 1].end, tokens[i].begin - tokens[i - 1].end);
-      const bool breaks = gap.find_first_of("\r\n") != std::string_view::npos;
+    if (i > first && tokens[i - 1].end < tokens[i].begin) {
+      // A loop, not find_first_of: that called memchr for each byte of the gap (comments too).
+      bool breaks = false;
+      for (size_t k = tokens[i - 1].end; k < tokens[i].begin && !breaks; ++k) {
+        breaks = source[k] == '\r' || source[k] == '\n';
+      }
       const bool hug = breaks && (IsOpen(Text(i - 1)) || IsClose(Text(i)));
-      if (!gap.empty() && !hug) out += ' ';
+      if (!hug) out += ' ';
     }
     out += Text(i);
   }
@@ -169,11 +172,13 @@ namespace {
 size_t LineEnd(const std::vector<Token>& tokens, size_t i, bool& docstring) {
   const Token* const t = tokens.data();
   const size_t n = tokens.size();
-  bool strings_only = true;
-  for (; i < n && t[i].kind != TokenKind::kNewline && t[i].kind != TokenKind::kEnd; ++i) {
-    strings_only = strings_only && t[i].kind == TokenKind::kString;
-  }
-  docstring = strings_only;
+  constexpr unsigned kEnds =
+      (1U << static_cast<unsigned>(TokenKind::kNewline)) | (1U << static_cast<unsigned>(TokenKind::kEnd));
+  auto ends = [&](size_t k) { return ((1U << static_cast<unsigned>(t[k].kind)) & kEnds) != 0; };
+  // Strings only when the strings the line starts with (most lines start with none) reach its end.
+  while (i < n && t[i].kind == TokenKind::kString) ++i;
+  docstring = i >= n || ends(i);
+  while (i < n && !ends(i)) ++i;
   return i;
 }
 
