@@ -91,8 +91,9 @@ bool Opens(DirectiveKind kind) {
 
 class ChainBuilder {
  public:
-  ChainBuilder(const std::vector<Token>& tokens, std::string_view contents, const std::string& file)
-      : tokens_(tokens), contents_(contents), file_(file), lines_(contents) {}
+  ChainBuilder(const std::vector<Token>& tokens, std::string_view contents, const std::string& file,
+               const LineIndex& lines)
+      : tokens_(tokens), contents_(contents), file_(file), lines_(lines) {}
 
   DirectiveScan Build() {
     for (size_t i = 0; i < tokens_.size(); ++i) {
@@ -214,7 +215,7 @@ class ChainBuilder {
   const std::vector<Token>& tokens_;
   std::string_view contents_;
   const std::string& file_;
-  LineIndex lines_;
+  const LineIndex& lines_;
   DirectiveScan scan_;
   std::vector<int> open_;  // the innermost open branch of each open chain
   int next_chain_ = 0;
@@ -229,7 +230,12 @@ bool StartsIncludeDirective(std::string_view text) {
 }
 
 DirectiveScan ReadDirectives(const std::vector<Token>& tokens, std::string_view contents, const std::string& file) {
-  return ChainBuilder(tokens, contents, file).Build();
+  return ReadDirectives(tokens, contents, file, LineIndex(contents));
+}
+
+DirectiveScan ReadDirectives(const std::vector<Token>& tokens, std::string_view contents, const std::string& file,
+                             const LineIndex& lines) {
+  return ChainBuilder(tokens, contents, file, lines).Build();
 }
 
 }  // namespace archpatch::cuda

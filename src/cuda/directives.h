@@ -70,6 +70,9 @@ bool StartsIncludeDirective(std::string_view text);
 
 // Rebuilds the chains from the file's tokens (Lexer::Tokenize) and its bytes.
 DirectiveScan ReadDirectives(const std::vector<Token>& tokens, std::string_view contents, const std::string& file);
+// The same with the file's line index at hand (the gate scan builds one per file for every pass).
+DirectiveScan ReadDirectives(const std::vector<Token>& tokens, std::string_view contents, const std::string& file,
+                             const LineIndex& lines);
 
 // The effective condition as text, for people and JSON:
 // "(A) && !(B) && (C)" where B is an earlier branch of the chain and C the enclosing branch's.

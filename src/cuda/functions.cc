@@ -111,29 +111,47 @@ std::pair<size_t, std::string> OperatorName(const std::vector<Token>& code, size
   return {open, ""};
 }
 
-// The name before the parameter list whose ')' is at `close`, or "" when the braces are not a
-// function body (control flow, lambdas, initialisers). `operators`: operator() and the like too.
-std::string FunctionNameBefore(const std::vector<Token>& code, size_t close, std::string_view contents,
-                               bool operators) {
-  const size_t open = OpenParen(code, close, contents);
-  if (open == close || open == 0) return "";
-  auto [first, full] = operators ? OperatorName(code, open, contents) : std::pair<size_t, std::string>{open, ""};
-  if (full.empty()) {
-    const Token& name = code[open - 1];
-    std::string_view s = name.Spelling(contents);
-    static const std::set<std::string_view> kControl = {
-        "if", "for", "while", "switch", "catch", "return", "sizeof", "alignof", "decltype",
-        // `if constexpr (...) {`, not a function
-        "constexpr", "static_assert", "noexcept", "requires", "__device__", "__host__"};
-    if (name.kind != Token::Kind::kIdentifier && name.kind != Token::Kind::kKeyword) return "";
-    if (kControl.count(s) || AttributeMacros().count(s)) return "";
-    first = open - 1, full = std::string(s);
-  }
+// The plain name (an identifier or keyword) just before the parameter list's '(' at `open`, or
+// "" when it names no function (control flow, attributes, punctuation).
+std::string_view PlainNameAt(const std::vector<Token>& code, size_t open, std::string_view contents) {
+  const Token& name = code[open - 1];
+  std::string_view s = name.Spelling(contents);
+  static const std::set<std::string_view> kControl = {
+      "if", "for", "while", "switch", "catch", "return", "sizeof", "alignof", "decltype",
+      // `if constexpr (...) {`, not a function
+      "constexpr", "static_assert", "noexcept", "requires", "__device__", "__host__"};
+  if (name.kind != Token::Kind::kIdentifier && name.kind != Token::Kind::kKeyword) return "";
+  if (kControl.count(s) || AttributeMacros().count(s)) return "";
+  return s;
+}
+
+// `name`, starting at code[first], with the `A::B::` written before it.
+std::string Qualified(const std::vector<Token>& code, size_t first, std::string full, std::string_view contents) {
   for (size_t k = first; k >= 2 && Is(code[k - 1], contents, "::") && code[k - 2].kind == Token::Kind::kIdentifier;
        k -= 2) {
     full = std::string(code[k - 2].Spelling(contents)) + "::" + full;
   }
   return full;
+}
+
+// The names before the parameter list whose ')' is at `close`, "" when the braces are not a
+// function body (control flow, lambdas, initialisers): `scoped` reads operator() and the like
+// too, `plain` does not (FindFunctionBodies with and without `scopes`). `plain` may be null.
+std::string FunctionNamesBefore(const std::vector<Token>& code, size_t close, std::string_view contents, bool operators,
+                                std::string* plain) {
+  const size_t open = OpenParen(code, close, contents);
+  if (open == close || open == 0) return "";
+  auto [first, full] = operators ? OperatorName(code, open, contents) : std::pair<size_t, std::string>{open, ""};
+  if (!full.empty()) {  // an operator: the plain reading takes the word before '(' alone
+    const std::string_view word = PlainNameAt(code, open, contents);
+    if (plain) *plain = word.empty() ? "" : Qualified(code, open - 1, std::string(word), contents);
+    return Qualified(code, first, std::move(full), contents);
+  }
+  const std::string_view word = PlainNameAt(code, open, contents);
+  if (word.empty()) return "";
+  std::string name = Qualified(code, open - 1, std::string(word), contents);
+  if (plain) *plain = name;
+  return name;
 }
 
 // The index just past the specifiers between a parameter list's ')' and the body's '{' at
@@ -155,11 +173,13 @@ size_t CloseBeforeBody(const std::vector<Token>& code, size_t brace, std::string
   return i;
 }
 
-// Whether the '{' at `brace` opens a body of a function declared just before it.
-std::string BodyName(const std::vector<Token>& code, size_t brace, std::string_view contents, bool operators) {
+// Whether the '{' at `brace` opens a body of a function declared just before it: its name, and
+// with `plain` its name as read without operators (FunctionNamesBefore).
+std::string BodyName(const std::vector<Token>& code, size_t brace, std::string_view contents, bool operators,
+                     std::string* plain = nullptr) {
   const size_t i = CloseBeforeBody(code, brace, contents);
   if (i == 0 || !Is(code[i - 1], contents, ")")) return "";
-  return FunctionNameBefore(code, i - 1, contents, operators);
+  return FunctionNamesBefore(code, i - 1, contents, operators, plain);
 }
 
 // A lambda's body: `[captures](params) specifiers {`, `[captures] {`, `[=] __device__ (...) {`.
@@ -219,14 +239,19 @@ std::vector<KernelDecl> KernelsIn(const std::vector<Token>& code, std::string_vi
   return kernels;
 }
 
-std::vector<FunctionBody> BodiesIn(const std::vector<Token>& code, std::string_view contents, bool scopes) {
+// The function bodies of `code`, as FindFunctionBodies gives them; with `plain` (and `scopes`),
+// also those it gives without `scopes`, from the same walk over the braces (FindAllFunctions).
+std::vector<FunctionBody> BodiesIn(const std::vector<Token>& code, std::string_view contents, bool scopes,
+                                   std::vector<FunctionBody>* plain = nullptr) {
   std::vector<FunctionBody> bodies;
   struct Open {
     int body = -1;      // index into bodies, or -1
     std::string klass;  // a class/struct/union body: its name
+    int plain = -1;     // index into *plain, or -1
   };
-  std::vector<Open> open;    // per '{'
-  std::vector<int> holders;  // the bodies among `open`, innermost last
+  std::vector<Open> open;          // per '{'
+  std::vector<int> holders;        // the bodies among `open`, innermost last
+  std::vector<int> plain_holders;  // the same in *plain
   // "Outer::Inner" for the classes the brace at the top of `open` sits in, up to the innermost
   // function (a local class's methods are "Local::m"); with `lambda_in`, the enclosing function's
   // own name too, as a lambda's scope starts from it.
@@ -241,22 +266,31 @@ std::vector<FunctionBody> BodiesIn(const std::vector<Token>& code, std::string_v
     }
     return out;
   };
+  std::string plain_name;
   for (size_t i = 0; i < code.size(); ++i) {
     if (Is(code[i], contents, "{")) {
-      std::string name = BodyName(code, i, contents, scopes);
+      plain_name.clear();
+      std::string name = BodyName(code, i, contents, scopes, plain && scopes ? &plain_name : nullptr);
       bool lambda = false;
       if (name.empty() && scopes) name = LambdaName(code, i, contents), lambda = !name.empty();
       if (name.empty()) {
-        open.push_back({-1, scopes ? ClassName(code, i, contents) : ""});
+        open.push_back({-1, scopes ? ClassName(code, i, contents) : "", -1});
         continue;
       }
       const std::string outer = prefix(lambda);
       bodies.push_back({outer.empty() ? name : outer + "::" + name, code[i].begin, contents.size(),
                         holders.empty() ? -1 : holders.back()});
-      open.push_back({static_cast<int>(bodies.size()) - 1, ""});
+      open.push_back({static_cast<int>(bodies.size()) - 1, "", -1});
       holders.push_back(open.back().body);
+      if (!plain_name.empty()) {  // never a lambda: a body without `scopes` has a name with them
+        plain->push_back(
+            {std::move(plain_name), code[i].begin, contents.size(), plain_holders.empty() ? -1 : plain_holders.back()});
+        open.back().plain = static_cast<int>(plain->size()) - 1;
+        plain_holders.push_back(open.back().plain);
+      }
     } else if (Is(code[i], contents, "}") && !open.empty()) {
       if (open.back().body >= 0) bodies[open.back().body].end = code[i].end, holders.pop_back();
+      if (open.back().plain >= 0) (*plain)[open.back().plain].end = code[i].end, plain_holders.pop_back();
       open.pop_back();
     }
   }
@@ -276,6 +310,14 @@ std::vector<FunctionBody> FindFunctionBodies(const std::vector<Token>& tokens, s
 FileFunctions FindKernelsAndBodies(const std::vector<Token>& tokens, std::string_view contents, bool scopes) {
   const std::vector<Token> code = CodeTokens(tokens, contents);
   return {KernelsIn(code, contents), BodiesIn(code, contents, scopes)};
+}
+
+AllFunctions FindAllFunctions(const std::vector<Token>& tokens, std::string_view contents) {
+  const std::vector<Token> code = CodeTokens(tokens, contents);
+  AllFunctions out;
+  out.kernels = KernelsIn(code, contents);
+  out.scoped = BodiesIn(code, contents, /*scopes=*/true, &out.plain);
+  return out;
 }
 
 std::string EnclosingFunction(const std::vector<FunctionBody>& bodies, size_t offset) {

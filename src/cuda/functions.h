@@ -46,6 +46,17 @@ struct FileFunctions {
 };
 FileFunctions FindKernelsAndBodies(const std::vector<Token>& tokens, std::string_view contents, bool scopes = false);
 
+// Everything the gate scan and the hazard checks both read, from one filtering of the tokens and
+// one walk over the braces: the kernels, the bodies with `scopes` (where findings are) and those
+// without (the functions the hazard checks follow calls into). The audit finds them once per
+// gated file (cuda::CudaGates::functions) and hands them on (hazard::FromScan).
+struct AllFunctions {
+  std::vector<KernelDecl> kernels;
+  std::vector<FunctionBody> scoped;  // FindFunctionBodies(..., /*scopes=*/true)
+  std::vector<FunctionBody> plain;   // FindFunctionBodies(..., /*scopes=*/false)
+};
+AllFunctions FindAllFunctions(const std::vector<Token>& tokens, std::string_view contents);
+
 // The innermost body holding `offset`, or "" outside every function. `bodies` as
 // FindFunctionBodies returns them; O(log bodies + nesting depth).
 std::string EnclosingFunction(const std::vector<FunctionBody>& bodies, size_t offset);

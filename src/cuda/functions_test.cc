@@ -130,5 +130,36 @@ TEST(Functions, KernelsAndBodiesTogetherAreWhatEachGivesAlone) {
   EXPECT_EQ(FindKernelsAndBodies(tokens, text, true).bodies.size(), 3u);  // kern, S::run, S::run::f
 }
 
+TEST(Functions, AllFunctionsAreWhatEachViewGivesAlone) {
+  // One walk over the braces gives the bodies with and without scopes: operators, lambdas and
+  // classes read differently in each, and a lambda's body is its function's without scopes.
+  const std::string text =
+      "#define BODY { if (x) { y(); } }\n"
+      "__global__ void kern(int* p) { auto g = [=] __device__ (int i) { return i; }; p[0] = g(1); }\n"
+      "struct S {\n"
+      "  bool operator()(int i) const { return i > 0; }\n"
+      "  explicit operator bool() const { return true; }\n"
+      "  S& operator=(const S& o) { struct L { void m() {} }; return *this; }\n"
+      "  void run() const { auto f = [&](int i) { if (i) { helper(i); } return i; }; }\n"
+      "};\n"
+      "void S::Inner::go() { []() { void (*p)() = nullptr; }(); }\n";
+  const std::vector<Token> tokens = Tokenize(text);
+  const AllFunctions all = FindAllFunctions(tokens, text);
+  const auto same = [](const std::vector<FunctionBody>& got, const std::vector<FunctionBody>& want) {
+    ASSERT_EQ(got.size(), want.size());
+    for (size_t i = 0; i < want.size(); ++i) {
+      EXPECT_EQ(got[i].name, want[i].name);
+      EXPECT_EQ(got[i].begin, want[i].begin);
+      EXPECT_EQ(got[i].end, want[i].end);
+      EXPECT_EQ(got[i].parent, want[i].parent) << want[i].name;
+    }
+  };
+  same(all.scoped, FindFunctionBodies(tokens, text, /*scopes=*/true));
+  same(all.plain, FindFunctionBodies(tokens, text, /*scopes=*/false));
+  EXPECT_NE(all.scoped.size(), all.plain.size());
+  ASSERT_EQ(all.kernels.size(), 1u);
+  EXPECT_EQ(all.kernels[0].name, "kern");
+}
+
 }  // namespace
 }  // namespace archpatch::cuda

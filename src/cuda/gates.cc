@@ -138,9 +138,9 @@ std::vector<MacroDefinition> DefinitionsIn(const DirectiveScan& scan, const Bran
 }
 
 void AddDirectiveGates(const std::string& file, std::string_view contents, const std::vector<Token>& tokens,
-                       const std::vector<arch::Arch>& arches, const MacroEnv& env, const DraftFilter& wanted,
-                       CudaGates& out) {
-  auto read = std::make_shared<DirectiveScan>(ReadDirectives(tokens, contents, file));
+                       const LineIndex& lines, const std::vector<arch::Arch>& arches, const MacroEnv& env,
+                       const DraftFilter& wanted, CudaGates& out) {
+  auto read = std::make_shared<DirectiveScan>(ReadDirectives(tokens, contents, file, lines));
   const DirectiveScan& scan = *read;
   BranchVerdicts v = EvaluateOwnBranches(scan, arches, env, file);
   out.warnings.insert(out.warnings.end(), scan.problems.begin(), scan.problems.end());
@@ -150,25 +150,23 @@ void AddDirectiveGates(const std::string& file, std::string_view contents, const
   // Kernels, function bodies and what each block holds describe findings only: found at the
   // first gate the caller wants, so a file whose branches gate nothing (a later round's rescan of
   // a file that merely tests a package macro), or nothing the audit keeps, skips three passes
-  // over its tokens.
-  std::vector<KernelDecl> kernels;
-  std::vector<FunctionBody> bodies;
+  // over its tokens. The functions are found in both readings (AllFunctions): the hazard checks,
+  // which run on the files with such a gate, take them from here.
+  std::shared_ptr<const AllFunctions> functions;
   std::vector<BlockHolds> holds;
-  bool located = false;
   for (size_t i = 0; i < scan.branches.size(); ++i) {
     const int index = static_cast<int>(i);
     if (!IsGate(scan, v, index)) continue;
     Finding f = DraftFinding(file, scan, v, index, arches);
     if (wanted && !wanted(f)) continue;
-    if (!located) {
-      FileFunctions functions = FindKernelsAndBodies(tokens, contents, /*scopes=*/true);
-      kernels = std::move(functions.kernels), bodies = std::move(functions.bodies);
+    if (!functions) {
+      functions = std::make_shared<const AllFunctions>(FindAllFunctions(tokens, contents));
       holds = AllBlockHolds(scan, tokens, contents);
-      located = true;
     }
-    CompleteFinding(f, scan, v, holds, index, arches, kernels, bodies, tokens, contents);
+    CompleteFinding(f, scan, v, holds, index, arches, functions->kernels, functions->scoped, tokens, contents);
     out.findings.push_back(std::move(f));
   }
+  out.functions = std::move(functions);
   out.verdicts = std::make_shared<const BranchVerdicts>(std::move(v));
 }
 
@@ -194,9 +192,10 @@ Result<CudaGates> ScanCudaGates(const std::string& file, std::string_view conten
 Result<CudaGates> ScanCudaGates(const std::string& file, std::string_view contents, const std::vector<Token>& tokens,
                                 const std::vector<arch::Arch>& arches, const MacroEnv& env, const GateKinds& kinds) {
   CudaGates out;
-  if (kinds.directives) AddDirectiveGates(file, contents, tokens, arches, env, kinds.wanted, out);
+  if (kinds.directives || kinds.nv_target) out.lines.emplace(contents);
+  if (kinds.directives) AddDirectiveGates(file, contents, tokens, *out.lines, arches, env, kinds.wanted, out);
   if (kinds.nv_target) {
-    std::vector<Finding> nv = FindNvTargetGates(file, contents, tokens, arches, env);
+    std::vector<Finding> nv = FindNvTargetGates(file, contents, tokens, arches, env, *out.lines);
     out.findings.insert(out.findings.end(), nv.begin(), nv.end());
   }
   if (kinds.runtime) {

@@ -5,6 +5,7 @@
 
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -19,6 +20,7 @@ namespace archpatch::cuda {
 
 struct DirectiveScan;   // cuda/directives.h
 struct BranchVerdicts;  // cuda/directives.h
+struct AllFunctions;    // cuda/functions.h
 
 // Whether the caller wants a #if branch's finding, asked before it is located in the file: the
 // draft has place, span, text, verdicts, form and chain; scope, block and exclusion are not filled.
@@ -49,6 +51,11 @@ struct CudaGates {
   // Their verdicts over `arches` in the file's environment (less its own #defines), for a pass
   // over the same file (the hazard checks).
   std::shared_ptr<const BranchVerdicts> verdicts;
+  // What the scan built of the file that a later pass over it needs again (the hazard checks),
+  // so that pass does not build it a second time: the line index (kinds.directives or
+  // kinds.nv_target) and the functions, found at the first #if gate the caller wanted.
+  std::optional<LineIndex> lines;
+  std::shared_ptr<const AllFunctions> functions;
 };
 
 Result<CudaGates> ScanCudaGates(const std::string& file, std::string_view contents,

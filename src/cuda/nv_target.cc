@@ -104,11 +104,16 @@ std::optional<std::string> NvTargetCondition(std::string_view q) {
 std::vector<Finding> FindNvTargetGates(const std::string& file, std::string_view contents,
                                        const std::vector<Token>& tokens, const std::vector<arch::Arch>& arches,
                                        const MacroEnv& env) {
+  return FindNvTargetGates(file, contents, tokens, arches, env, LineIndex(contents));
+}
+
+std::vector<Finding> FindNvTargetGates(const std::string& file, std::string_view contents,
+                                       const std::vector<Token>& tokens, const std::vector<arch::Arch>& arches,
+                                       const MacroEnv& env, const LineIndex& lines) {
   std::vector<Token> code;
   for (const Token& t : tokens) {
     if (t.kind != Token::Kind::kComment) code.push_back(t);
   }
-  LineIndex lines(contents);
   std::vector<FunctionBody> bodies;  // computed on the first gate only
   bool have_bodies = false;
   std::vector<Finding> findings;

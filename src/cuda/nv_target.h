@@ -30,5 +30,9 @@ std::optional<std::string> NvTargetCondition(std::string_view query);
 std::vector<Finding> FindNvTargetGates(const std::string& file, std::string_view contents,
                                        const std::vector<Token>& tokens, const std::vector<arch::Arch>& arches,
                                        const MacroEnv& env);
+// The same with the file's line index at hand (the gate scan's, shared by its passes).
+std::vector<Finding> FindNvTargetGates(const std::string& file, std::string_view contents,
+                                       const std::vector<Token>& tokens, const std::vector<arch::Arch>& arches,
+                                       const MacroEnv& env, const LineIndex& lines);
 
 }  // namespace archpatch::cuda

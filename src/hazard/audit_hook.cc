@@ -17,8 +17,11 @@ void CheckScanned(CheckOptions options, scan::ScannedFile& file, std::vector<Fin
   } else {
     options.env = file.env;  // with the package's cross-file macros, as the gates were evaluated
   }
-  // The scan's tokens are not needed after this file: the source takes them over.
-  const ParsedSource source = FromTokens(file.contents, std::move(file.tokens));
+  // The scan's tokens and line index are not needed after this file: the source takes them over,
+  // with the functions the scan found.
+  const ParsedSource source =
+      FromScan(file.contents, std::move(file.tokens),
+               file.lines ? std::move(*file.lines) : cuda::LineIndex(file.contents), file.functions);
   Result<FileHazards> hazards = CheckSource(file.path, source, options);
   if (!hazards) {
     warnings.push_back(Error{fmt::format("hazard checks skipped: {}", hazards.error().message), {file.path, 0, 0}});

@@ -62,20 +62,21 @@ std::vector<bool> DirectiveTokens(std::string_view contents, const std::vector<T
       continue;
     }
     in_directive = false;
+    // The spelling first: the gap before a token is looked at only for a '#' (that look, a
+    // search per token, was most of this pass).
+    if (tokens[i].end - tokens[i].begin != 1 || contents[tokens[i].begin] != '#') continue;
     const bool line_start =
         i == 0 ||
         contents.substr(tokens[i - 1].end, tokens[i].begin - tokens[i - 1].end).find('\n') != std::string_view::npos;
-    if (tokens[i].Spelling(contents) == "#" && line_start) {
+    if (line_start) {
       // The logical line ends at the first newline not escaped by a backslash.
-      size_t j = tokens[i].end;
-      while (j < contents.size()) {
-        if (contents[j] == '\n' &&
-            !(j > 0 && (contents[j - 1] == '\\' || (contents[j - 1] == '\r' && j > 1 && contents[j - 2] == '\\')))) {
+      size_t j = contents.find('\n', tokens[i].end);
+      for (; j != std::string_view::npos; j = contents.find('\n', j + 1)) {
+        if (!(j > 0 && (contents[j - 1] == '\\' || (contents[j - 1] == '\r' && j > 1 && contents[j - 2] == '\\')))) {
           break;
         }
-        ++j;
       }
-      directive_end = j;
+      directive_end = j == std::string_view::npos ? contents.size() : j;
       in_directive = true;
       mask[i] = true;
     }

@@ -167,6 +167,7 @@ Result<FileHazards> CheckSource(const std::string& path, const ParsedSource& sou
   const size_t target = IndexOf(o.arches, o.target);
   const SpecificMacros specific = SpecificMacrosByChain(branches);
   FileHazards out;
+  MatchCache matches;  // the gates' blocks nest and call the same helpers: one cache for the file
   for (const Branch& b : branches) {
     if (!KeepsTargetOut(b, target)) continue;
     GateHazard g;
@@ -179,7 +180,7 @@ Result<FileHazards> CheckSource(const std::string& path, const ParsedSource& sou
     g.first_line = source.lines.Line(b.body_begin);
     g.last_line = source.lines.Line(b.body_end) - 1;
     g.verdict = b.verdict;
-    g.widen = ClassifyBlock(source, contents, b.body_begin, b.body_end, o.target, table);
+    g.widen = ClassifyBlock(source, contents, b.body_begin, b.body_end, o.target, table, &matches);
     if (g.widen.safety == Safety::kSafe) g.widen.specific_macro = ArchSpecificMacroOfChain(specific, b);
     if (!g.widen.specific_macro.empty()) g.widen.safety = Safety::kUnknown;
     out.gates.push_back(std::move(g));

@@ -4,7 +4,6 @@
 #include <deque>
 #include <set>
 #include <string>
-#include <unordered_map>
 
 #include <fmt/format.h>
 
@@ -58,7 +57,8 @@ struct Scope {
 
 class BlockScanner {
  public:
-  BlockScanner(const ParsedSource& source, const FeatureTable& table) : source_(source), table_(table) {}
+  BlockScanner(const ParsedSource& source, const FeatureTable& table, MatchCache& cache)
+      : source_(source), table_(table), cache_(cache) {}
 
   void Run(size_t begin, size_t end) {
     queue_.push_back({begin, end, ""});
@@ -81,9 +81,7 @@ class BlockScanner {
       if (source_.on_directive[i] && !scope.macro) continue;
       const Token& t = tokens[i];
       if (IsStringLiteral(source_, t)) {
-        for (const std::string& word : PtxWords(source_.Spelling(t))) {
-          if (const Feature* f = MatchPtx(word)) Use(f, word, t, scope.via);
-        }
+        for (const MatchCache::PtxUse& u : LiteralUses(source_.Spelling(t))) Use(u.feature, u.word, t, scope.via);
       } else if (t.kind == Token::Kind::kIdentifier) {
         Identifier(i, scope.via);
       }
@@ -94,7 +92,7 @@ class BlockScanner {
     const Token& t = source_.tokens[i];
     const std::string_view name = source_.Spelling(t);
     if (const Feature* f = MatchName(name)) {
-      Use(f, std::string(name), t, via);
+      Use(f, name, t, via);
       return;
     }
     if (!CallParen(source_, i) || table_.IsPortable(name) || source_.types.count(name) ||
@@ -105,18 +103,31 @@ class BlockScanner {
     if (std::find(unseen.begin(), unseen.end(), name) == unseen.end()) unseen.emplace_back(name);
   }
 
-  // The table's answer for `name`, asked once per block: its identifiers repeat, and each new one
-  // is tried against every name glob of the table.
+  // The table's answer for `name`, asked once per file (MatchCache).
   const Feature* MatchName(std::string_view name) {
-    auto [it, fresh] = matched_.try_emplace(name, nullptr);
+    if (!table_.MayMatchName(name)) return nullptr;  // most identifiers: no look-up at all
+    auto [it, fresh] = cache_.names.try_emplace(name, nullptr);
     if (fresh) it->second = table_.MatchName(name);
     return it->second;
   }
 
   // The same for an instruction word (inline PTX repeats its instructions as much).
-  const Feature* MatchPtx(const std::string& word) {
-    auto [it, fresh] = matched_ptx_.try_emplace(word, nullptr);
+  const Feature* MatchPtx(std::string_view word) {
+    auto [it, fresh] = cache_.ptx.try_emplace(word, nullptr);
     if (fresh) it->second = table_.MatchPtx(word);
+    return it->second;
+  }
+
+  // The known words of a string literal, split and matched the first time the file shows it.
+  const std::vector<MatchCache::PtxUse>& LiteralUses(std::string_view literal) {
+    auto [it, fresh] = cache_.literals.try_emplace(literal);
+    if (fresh) {
+      words_.clear();
+      PtxWordViews(literal, words_);
+      for (std::string_view word : words_) {
+        if (const Feature* f = MatchPtx(word)) it->second.push_back({f, word});
+      }
+    }
     return it->second;
   }
 
@@ -127,41 +138,42 @@ class BlockScanner {
       for (size_t index : named->second) {
         const FunctionDef& f = source_.functions[index];
         found = true;
-        if (visited_.insert(fmt::format("{}@{}", name, f.body_begin)).second) {
-          queue_.push_back({f.body_begin, f.body_end, std::string(name)});
-        }
+        if (visited_functions_.insert(index).second) queue_.push_back({f.body_begin, f.body_end, std::string(name)});
       }
     }
     if (auto it = source_.macros.find(name); it != source_.macros.end()) {
       found = true;
-      if (visited_.insert(fmt::format("#{}", name)).second) {
+      if (visited_macros_.insert(name).second) {
         queue_.push_back({it->second.first, it->second.second, std::string(name), true});
       }
     }
     return found;
   }
 
-  void Use(const Feature* f, const std::string& found, const Token& t, const std::string& via) {
+  void Use(const Feature* f, std::string_view found, const Token& t, const std::string& via) {
     for (const FeatureUse& u : uses) {
       if (u.feature == f) return;  // one use per feature is enough to explain the verdict
     }
-    uses.push_back({f, found, source_.lines.Line(t.begin), source_.lines.Column(t.begin), via});
+    uses.push_back({f, std::string(found), source_.lines.Line(t.begin), source_.lines.Column(t.begin), via});
   }
 
   const ParsedSource& source_;
   const FeatureTable& table_;
+  MatchCache& cache_;
   std::deque<Scope> queue_;
-  std::set<std::string> visited_;
-  std::unordered_map<std::string_view, const Feature*> matched_;  // views into source_.contents
-  std::unordered_map<std::string, const Feature*> matched_ptx_;
+  // What was queued: a function by its index in source_.functions (one name, one body), a macro
+  // by its name.
+  std::set<size_t> visited_functions_;
+  std::set<std::string_view> visited_macros_;
+  std::vector<std::string_view> words_;  // a literal's instruction words (LiteralUses' scratch)
 };
 
 }  // namespace
 
-std::vector<std::string> PtxWords(std::string_view literal) {
+void PtxWordViews(std::string_view literal, std::vector<std::string_view>& words) {
   // Drop an encoding prefix, the quotes, and a raw string's delimiters.
   const size_t quote = literal.find('"');
-  if (quote == std::string_view::npos) return {};
+  if (quote == std::string_view::npos) return;
   const bool raw = quote > 0 && literal[quote - 1] == 'R';
   std::string_view body = literal.substr(quote + 1);
   if (!body.empty() && body.back() == '"') body.remove_suffix(1);
@@ -172,11 +184,10 @@ std::vector<std::string> PtxWords(std::string_view literal) {
       body = body.substr(open + 1, close - open - 1);
     }
   }
-  // A word is a run of the body between separators: copied whole, not byte by byte.
-  std::vector<std::string> words;
+  // A word is a run of the body between separators.
   size_t start = 0;
   auto flush = [&](size_t end) {
-    if (end > start) words.emplace_back(body.substr(start, end - start));
+    if (end > start) words.push_back(body.substr(start, end - start));
   };
   for (size_t i = 0; i < body.size(); ++i) {
     char c = body[i];
@@ -192,13 +203,19 @@ std::vector<std::string> PtxWords(std::string_view literal) {
     }
   }
   flush(body.size());
-  return words;
+}
+
+std::vector<std::string> PtxWords(std::string_view literal) {
+  std::vector<std::string_view> views;
+  PtxWordViews(literal, views);
+  return {views.begin(), views.end()};
 }
 
 Classification ClassifyBlock(const ParsedSource& source, std::string_view contents, size_t begin, size_t end,
-                             const arch::Arch& target, const FeatureTable& table) {
+                             const arch::Arch& target, const FeatureTable& table, MatchCache* cache) {
   (void)contents;  // the bytes `source` views
-  BlockScanner scanner(source, table);
+  MatchCache own;
+  BlockScanner scanner(source, table, cache ? *cache : own);
   scanner.Run(begin, end);
   Classification c;
   c.uses = std::move(scanner.uses);

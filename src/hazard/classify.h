@@ -6,6 +6,7 @@
 
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <vector>
 
 #include "arch/arch.h"
@@ -37,12 +38,32 @@ struct Classification {
                                           // (arch::ArchSpecificMacroIn), not for unseen calls
 };
 
-// Classifies the bytes [begin, end) of the file `source` was parsed from, for `target`.
-// Unsafe wins over unknown: one missing instruction is enough to say no.
-Classification ClassifyBlock(const ParsedSource& source, std::string_view contents, size_t begin, size_t end,
-                             const arch::Arch& target, const FeatureTable& table);
+// The table's answers for one file, kept across its blocks: a gate's block repeats its
+// identifiers and instructions, nested gates and the helpers they call are scanned again for each
+// gate, and each new text is tried against the table's globs. Keys view the file's bytes (the
+// ParsedSource's contents); one cache serves one file and one table.
+struct MatchCache {
+  struct PtxUse {
+    const Feature* feature;
+    std::string_view word;  // as written (in the literal's first occurrence)
+  };
+  std::unordered_map<std::string_view, const Feature*> names;  // identifier -> MatchName
+  std::unordered_map<std::string_view, const Feature*> ptx;    // instruction word -> MatchPtx
+  // String literal as written -> its words the table knows, in order: asm statements repeat their
+  // constraint strings ("+f", "r") and lines ("{\n") thousands of times a file.
+  std::unordered_map<std::string_view, std::vector<PtxUse>> literals;
+};
 
-// The instruction words of one string literal token as written ("\"wgmma.fence.sync.aligned;\\n\"").
+// Classifies the bytes [begin, end) of the file `source` was parsed from, for `target`.
+// Unsafe wins over unknown: one missing instruction is enough to say no. `cache`: the file's
+// answers so far (CheckSource shares one across its gates); nullptr: one for this block alone.
+Classification ClassifyBlock(const ParsedSource& source, std::string_view contents, size_t begin, size_t end,
+                             const arch::Arch& target, const FeatureTable& table, MatchCache* cache = nullptr);
+
+// The instruction words of one string literal token as written ("\"wgmma.fence.sync.aligned;\\n\""),
+// as views into `literal`, appended to `words`.
+void PtxWordViews(std::string_view literal, std::vector<std::string_view>& words);
+// The same, copied.
 std::vector<std::string> PtxWords(std::string_view literal);
 
 }  // namespace archpatch::hazard

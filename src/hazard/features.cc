@@ -1,5 +1,6 @@
 #include "hazard/features.h"
 
+#include <algorithm>
 #include <fstream>
 #include <set>
 #include <sstream>
@@ -51,7 +52,8 @@ const Feature* BestMatch(const std::vector<Feature>& features, const FeatureTabl
     const Feature& f = features[ref.feature];
     const std::string& g = (f.*globs)[ref.glob];
     if (!GlobMatch(g, text)) continue;
-    const size_t arches = f.ArchNames().size(), score = Specificity(g);
+    const size_t arches = f.arch_names.empty() ? f.ArchNames().size() : f.arch_names.size();
+    const size_t score = Specificity(g);
     if (!best || arches < best_arches || (arches == best_arches && score > best_score)) {
       best = &f;
       best_arches = arches;
@@ -173,6 +175,7 @@ bool Feature::AvailableOn(const arch::Arch& a) const {
 }
 
 std::vector<std::string> Feature::ArchNames() const {
+  if (!arch_names.empty()) return arch_names;  // indexed (a feature has at least one arch)
   std::vector<std::string> out;
   for (const arch::Arch& a : arch::AllArches()) {
     if (AvailableOn(a)) out.push_back(a.name());
@@ -182,6 +185,12 @@ std::vector<std::string> Feature::ArchNames() const {
 
 void FeatureTable::IndexGlobs() {
   name_globs = {}, ptx_globs = {};
+  portable_sorted = portable;
+  std::sort(portable_sorted.begin(), portable_sorted.end());
+  for (Feature& f : features) {
+    f.arch_names.clear();
+    f.arch_names = f.ArchNames();
+  }
   for (size_t f = 0; f < features.size(); ++f) {
     for (size_t g = 0; g < features[f].names.size(); ++g) AddToIndex(name_globs, features[f].names[g], {f, g});
     for (size_t g = 0; g < features[f].ptx.size(); ++g) AddToIndex(ptx_globs, features[f].ptx[g], {f, g});
@@ -197,6 +206,11 @@ const Feature* FeatureTable::MatchName(std::string_view identifier) const {
 }
 
 bool FeatureTable::IsPortable(std::string_view identifier) const {
+  // Asked for every call of every gated block: a search, not a walk over the list (which a
+  // table built by hand, not indexed, still gets).
+  if (portable_sorted.size() == portable.size()) {
+    return std::binary_search(portable_sorted.begin(), portable_sorted.end(), identifier, std::less<>());
+  }
   for (const std::string& n : portable) {
     if (n == identifier) return true;
   }

@@ -26,6 +26,10 @@ struct Feature {
   bool AvailableOn(const arch::Arch& arch) const;
   // The table's arches that have it, in table order.
   std::vector<std::string> ArchNames() const;
+
+  // ArchNames(), as FeatureTable::IndexGlobs finds them once: every use of the feature a report
+  // explains names them, and the classifier ranks matches by their count.
+  std::vector<std::string> arch_names;
 };
 
 struct FeatureTable {
@@ -43,12 +47,18 @@ struct FeatureTable {
   };
   using GlobIndex = std::array<std::vector<GlobRef>, 257>;
   GlobIndex name_globs, ptx_globs;
+  std::vector<std::string> portable_sorted;  // `portable` in order, for IsPortable's binary search
   void IndexGlobs();
 
   // The most specific feature whose ptx glob matches the instruction word, or nullptr.
   const Feature* MatchPtx(std::string_view word) const;
   // The most specific feature whose name glob matches the identifier, or nullptr.
   const Feature* MatchName(std::string_view identifier) const;
+  // False when no name glob can match the identifier (none can match its first byte): MatchName
+  // is nullptr without a look.
+  bool MayMatchName(std::string_view identifier) const {
+    return !name_globs[identifier.empty() ? 256 : static_cast<unsigned char>(identifier[0])].empty();
+  }
   bool IsPortable(std::string_view identifier) const;
 };
 

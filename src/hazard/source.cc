@@ -79,7 +79,6 @@ std::vector<Token> AllTokens(CXTranslationUnit tu, CXFile file, size_t size) {
 // The per-file indexes every check shares (source.h): built once, after the tokens and functions.
 void IndexSource(ParsedSource& out) {
   out.on_directive = DirectiveTokens(out.contents, out.tokens);
-  out.lines = cuda::LineIndex(out.contents);
   for (size_t i = 0; i < out.functions.size(); ++i) out.functions_by_name[out.functions[i].name].push_back(i);
   std::sort(out.skipped.begin(), out.skipped.end());
 }
@@ -256,6 +255,7 @@ Result<ParsedSource> Parse(const std::string& path, std::string_view contents,
   Collector collector{file, &out};
   clang_visitChildren(clang_getTranslationUnitCursor(tu), Visit, &collector);
   out.skipped = SkippedRanges(tu, file);
+  out.lines = cuda::LineIndex(out.contents);
   IndexSource(out);
   spdlog::debug("hazard: parsed {}: {} tokens, {} functions", path, out.tokens.size(), out.functions.size());
   return out;
@@ -269,7 +269,8 @@ void LexMacros(ParsedSource& out) {
   const std::string_view contents = out.contents;
   auto is = [&](size_t i, std::string_view s) { return out.Spelling(t[i]) == s; };
   for (size_t i = 0; i + 3 < t.size(); ++i) {
-    if (!is(i, "#") || !is(i + 1, "define") || !is(i + 3, "(")) continue;
+    if (t[i].end - t[i].begin != 1 || contents[t[i].begin] != '#') continue;  // is(i, "#"), without a substr
+    if (!is(i + 1, "define") || !is(i + 3, "(")) continue;
     if (t[i + 3].begin != t[i + 2].end) continue;  // object-like: `#define X (1)`
     size_t end = t[i + 3].end;
     for (size_t j = i + 4; j < t.size(); ++j) {
@@ -289,6 +290,7 @@ void LexTypes(ParsedSource& out) {
   auto spelling = [&](size_t i) { return out.Spelling(t[i]); };
   auto add = [&](size_t i) { out.types.emplace(spelling(i)); };
   for (size_t i = 0; i + 1 < t.size(); ++i) {
+    if (t[i].kind != Token::Kind::kKeyword) continue;  // each word looked for is one
     const std::string_view s = spelling(i);
     if ((s == "struct" || s == "class" || s == "union" || s == "enum" || s == "typename") &&
         t[i + 1].kind == Token::Kind::kIdentifier) {
@@ -316,11 +318,16 @@ std::string LastComponent(const std::string& name) {
 ParsedSource LexSource(std::string_view contents) { return FromTokens(contents, cuda::Tokenize(contents)); }
 
 ParsedSource FromTokens(std::string_view contents, std::vector<Token> tokens) {
-  ParsedSource out;
-  out.contents = contents;
-  out.tokens = std::move(tokens);
-  out.lines = cuda::LineIndex(contents);
-  const auto [kernels, bodies] = cuda::FindKernelsAndBodies(out.tokens, contents);
+  return FromScan(contents, std::move(tokens), cuda::LineIndex(contents), nullptr);
+}
+
+namespace {
+
+// The functions with bodies, named by their last component; a kernel when the nearest
+// `__global__` before the body declares a function of its name.
+void AddFunctions(ParsedSource& out, const std::vector<cuda::KernelDecl>& kernels,
+                  const std::vector<cuda::FunctionBody>& bodies) {
+  out.functions.reserve(bodies.size());
   for (const cuda::FunctionBody& body : bodies) {
     FunctionDef def;
     def.name = LastComponent(body.name);
@@ -328,16 +335,31 @@ ParsedSource FromTokens(std::string_view contents, std::vector<Token> tokens) {
     def.body_end = body.end;
     def.line = out.lines.Line(body.begin);
     def.column = out.lines.Column(body.begin);
-    // A kernel: the nearest `__global__` before the body declares a function of this name.
     auto after = std::lower_bound(kernels.begin(), kernels.end(), body.begin,
                                   [](const cuda::KernelDecl& k, size_t offset) { return k.offset < offset; });
     if (after != kernels.begin()) {
       const cuda::KernelDecl& k = *std::prev(after);
-      const std::string_view between = contents.substr(k.offset, body.begin - k.offset);
+      const std::string_view between = out.contents.substr(k.offset, body.begin - k.offset);
       def.is_kernel = LastComponent(k.name) == def.name && between.find('{') == std::string_view::npos &&
                       between.find(';') == std::string_view::npos;
     }
     out.functions.push_back(std::move(def));
+  }
+}
+
+}  // namespace
+
+ParsedSource FromScan(std::string_view contents, std::vector<Token> tokens, cuda::LineIndex lines,
+                      const cuda::AllFunctions* functions) {
+  ParsedSource out;
+  out.contents = contents;
+  out.tokens = std::move(tokens);
+  out.lines = std::move(lines);
+  if (functions) {
+    AddFunctions(out, functions->kernels, functions->plain);
+  } else {
+    const cuda::FileFunctions found = cuda::FindKernelsAndBodies(out.tokens, contents);
+    AddFunctions(out, found.kernels, found.bodies);
   }
   LexMacros(out);
   LexTypes(out);

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "arch/arch.h"
+#include "cuda/functions.h"
 #include "cuda/tokens.h"
 #include "util/result.h"
 
@@ -66,6 +67,10 @@ Result<ParsedSource> Parse(const std::string& path, std::string_view contents,
 // and `skipped` stay empty.
 ParsedSource LexSource(std::string_view contents);
 ParsedSource FromTokens(std::string_view contents, std::vector<Token> tokens);
+// The same from what the gate scan built of the file (cuda::CudaGates): its line index over
+// `contents`, and its functions when it found them (nullptr: found here).
+ParsedSource FromScan(std::string_view contents, std::vector<Token> tokens, cuda::LineIndex lines,
+                      const cuda::AllFunctions* functions);
 
 // The -D flags of one device pass of `arch` (arch::DeviceMacros), for Parse.
 std::vector<std::string> DeviceDefines(const arch::Arch& arch);

@@ -19,6 +19,7 @@
 namespace archpatch::cuda {
 struct DirectiveScan;   // cuda/directives.h
 struct BranchVerdicts;  // cuda/directives.h
+struct AllFunctions;    // cuda/functions.h
 }  // namespace archpatch::cuda
 
 namespace archpatch::scan {
@@ -37,6 +38,10 @@ struct ScannedFile {
   // arches (scan::VerdictArches), when it read them; a pass need not read them again.
   const cuda::DirectiveScan* directives = nullptr;
   const cuda::BranchVerdicts* verdicts = nullptr;
+  // What else the gate scan built of the file, when it did: its line index (the pass may take it)
+  // and its functions (a gate was located), so a pass need not build them again.
+  cuda::LineIndex* lines = nullptr;
+  const cuda::AllFunctions* functions = nullptr;
 };
 // Gets the file's findings that the audit keeps (it may annotate them and add its own) and the
 // audit's warnings. Runs on worker threads: it must be safe to call concurrently.

@@ -286,7 +286,7 @@ std::vector<Finding> AuditRun::Kept(std::vector<Finding> found) const {
 // made and the environment its gates were evaluated in: the file's own #defines read as it says
 // (cuda::WithoutOwnMacros), so widening `#if ... #define X` reaches the file's `#if X` blocks.
 void AuditRun::CheckHazards(const std::string& path, std::string_view contents, std::vector<cuda::Token>& tokens,
-                            const cuda::MacroEnv& env, const cuda::CudaGates& gates, std::vector<Finding>& kept,
+                            const cuda::MacroEnv& env, cuda::CudaGates& gates, std::vector<Finding>& kept,
                             std::vector<Error>& warnings) const {
   const cuda::DirectiveScan* directives = gates.directives.get();
   cuda::MacroEnv own;
@@ -294,7 +294,14 @@ void AuditRun::CheckHazards(const std::string& path, std::string_view contents, 
     own = directives ? cuda::WithoutOwnMacros(env, *directives)
                      : cuda::WithoutOwnMacros(env, cuda::ReadDirectives(tokens, contents, path));
   }
-  ScannedFile scanned{path, contents, tokens, env.per_arch.empty() ? env : own, directives, gates.verdicts.get()};
+  ScannedFile scanned{path,
+                      contents,
+                      tokens,
+                      env.per_arch.empty() ? env : own,
+                      directives,
+                      gates.verdicts.get(),
+                      gates.lines ? &*gates.lines : nullptr,
+                      gates.functions.get()};
   options_.after_cuda_file(scanned, kept, warnings);
 }
 

@@ -69,7 +69,7 @@ class AuditRun {
   cuda::GateKinds KindsOf(size_t index, std::string_view contents, bool mentions) const;
   std::vector<Finding> Kept(std::vector<Finding> found) const;  // those ExcludesTarget keeps
   void CheckHazards(const std::string& path, std::string_view contents, std::vector<cuda::Token>& tokens,
-                    const cuda::MacroEnv& env, const cuda::CudaGates& gates, std::vector<Finding>& kept,
+                    const cuda::MacroEnv& env, cuda::CudaGates& gates, std::vector<Finding>& kept,
                     std::vector<Error>& warnings) const;
   AuditReport Merge(std::vector<WorkerResult>& results);
   std::vector<python::ModuleSummary> SummariesThatMatter(
