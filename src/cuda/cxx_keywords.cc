@@ -1,5 +1,6 @@
 #include "cuda/cxx_keywords.h"
 
+#include <algorithm>
 #include <array>
 #include <cstdint>
 
@@ -276,6 +277,12 @@ constexpr std::string_view kKeywords[] = {
     "xor_eq",
 };
 
+constexpr size_t kLongest = [] {
+  size_t longest = 0;
+  for (std::string_view k : kKeywords) longest = std::max(longest, k.size());
+  return longest;
+}();
+
 uint32_t Hash(std::string_view s) {
   uint32_t h = 2166136261u;
   for (char c : s) h = (h ^ static_cast<unsigned char>(c)) * 16777619u;
@@ -288,15 +295,20 @@ class KeywordTable {
  public:
   KeywordTable() {
     for (std::string_view k : kKeywords) {
-      starts_[static_cast<unsigned char>(k[0])] = true;
+      lengths_by_start_[static_cast<unsigned char>(k[0])] |= uint64_t{1} << k.size();
+      ends_[static_cast<unsigned char>(k.back())] = true;
       uint32_t slot = Hash(k) & kMask;
       while (!slots_[slot].empty()) slot = (slot + 1) & kMask;
       slots_[slot] = k;
     }
   }
-  // Keywords start with `_` or a lower-case letter: most of CUTLASS's identifiers (types,
-  // template parameters) are ruled out without a hash.
-  bool MayStart(char c) const { return starts_[static_cast<unsigned char>(c)]; }
+  // Keywords start with `_` or a lower-case letter, and few of each start have a word's length:
+  // most of CUTLASS's identifiers (types, template parameters, members) are ruled out by two
+  // table reads, without a hash or a comparison.
+  bool MayBe(std::string_view word) const {
+    const uint64_t lengths = lengths_by_start_[static_cast<unsigned char>(word[0])];
+    return (lengths >> word.size() & 1) && ends_[static_cast<unsigned char>(word.back())];
+  }
   bool Contains(std::string_view word) const {
     for (uint32_t slot = Hash(word) & kMask;; slot = (slot + 1) & kMask) {
       if (slots_[slot].empty()) return false;
@@ -309,15 +321,19 @@ class KeywordTable {
   static constexpr uint32_t kMask = kSize - 1;
   static_assert(std::size(kKeywords) * 2 < kSize);
   std::array<std::string_view, kSize> slots_{};
-  std::array<bool, 256> starts_{};
+  static_assert(kLongest < 64);                   // a length is a bit of lengths_by_start_
+  std::array<uint64_t, 256> lengths_by_start_{};  // bit n: a keyword of n bytes starts so
+  std::array<bool, 256> ends_{};
 };
+
+// Built before main (no guard to test on each of the lexer's identifiers).
+const KeywordTable kTable;
 
 }  // namespace
 
 bool IsCxxKeyword(std::string_view word) {
-  static const KeywordTable table;
-  if (word.size() < 2 || word.size() > 40 || !table.MayStart(word[0])) return false;
-  return table.Contains(word);
+  if (word.size() < 2 || word.size() > kLongest || !kTable.MayBe(word)) return false;
+  return kTable.Contains(word);
 }
 
 }  // namespace archpatch::cuda

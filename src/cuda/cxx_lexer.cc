@@ -102,11 +102,16 @@ class RawLexer {
   }
 
   // getCharAndSize: the character at p once backslash-newlines are spliced out, and its bytes.
+  // The lexer asks for every byte through here: the common case stays inline in its callers.
   char CharAt(size_t p, size_t& size) const {
     if (p < n_ && s_[p] != '\\') [[likely]] {  // nearly every byte: no splice to look for
       size = 1;
       return s_[p];
     }
+    return SplicedCharAt(p, size);
+  }
+  // CharAt at a backslash or past the file's bytes.
+  [[gnu::noinline]] char SplicedCharAt(size_t p, size_t& size) const {
     size_t q = p;
     while (At(q) == '\\') {
       const size_t splice = EscapedNewlineSize(q + 1);
