@@ -43,27 +43,48 @@ bool IsIncludeGuard(const DirectiveScan& scan, int index) {
   return first->define && first->name == b.condition && !branch_between;
 }
 
+// The branches' conditions, each distinct expression parsed once: CUTLASS's mma_sm90_gmma*.hpp
+// test `defined(CUTE_ARCH_MMA_SM90A_ENABLED)` and a few others thousands of times.
 struct ParsedBranches {
-  std::vector<std::optional<Condition>> conditions;  // nullopt: malformed
+  std::vector<std::optional<Condition>> expressions;  // distinct; nullopt: malformed
+  std::vector<int> expression_of;                     // per branch; -1: not evaluated
   std::vector<bool> guards;
+  std::vector<bool> evaluated;  // the branches to evaluate; empty: all of them
+  bool Evaluated(size_t index) const { return evaluated.empty() || evaluated[index]; }
+  const std::optional<Condition>* ConditionOf(size_t index) const {
+    return expression_of[index] < 0 ? nullptr : &expressions[expression_of[index]];
+  }
 };
 
-ParsedBranches ParseAll(const DirectiveScan& scan, const std::string& file, BranchVerdicts& out) {
+// `evaluated`: ParsedBranches::evaluated.
+ParsedBranches ParseAll(const DirectiveScan& scan, const std::string& file, BranchVerdicts& out,
+                        std::vector<bool> evaluated) {
   ParsedBranches parsed;
+  parsed.evaluated = std::move(evaluated);
+  std::unordered_map<std::string, int> seen;
+  std::vector<Error> errors;  // per distinct malformed expression: its message, placed per branch
   for (size_t i = 0; i < scan.branches.size(); ++i) {
     const DirectiveBranch& b = scan.branches[i];
-    parsed.guards.push_back(IsIncludeGuard(scan, static_cast<int>(i)));
-    Result<Condition> c = ParseCondition(ExpressionOf(b));
-    if (c) {
-      parsed.conditions.push_back(std::move(*c));
+    if (!parsed.Evaluated(i)) {
+      parsed.guards.push_back(false);
+      parsed.expression_of.push_back(-1);
       continue;
     }
-    parsed.conditions.push_back(std::nullopt);
+    parsed.guards.push_back(IsIncludeGuard(scan, static_cast<int>(i)));
+    auto [it, fresh] = seen.emplace(ExpressionOf(b), static_cast<int>(parsed.expressions.size()));
+    parsed.expression_of.push_back(it->second);
+    if (fresh) {
+      Result<Condition> c = ParseCondition(it->first);
+      parsed.expressions.push_back(c ? std::optional<Condition>(std::move(*c)) : std::nullopt);
+      errors.push_back(c ? Error{} : c.error());
+    }
+    if (parsed.expressions[it->second]) continue;
+    const Error& error = errors[it->second];
     const int shift = b.kind == DirectiveKind::kIfndef || b.kind == DirectiveKind::kElifndef ? 9
                       : b.kind == DirectiveKind::kIfdef || b.kind == DirectiveKind::kElifdef ? 8
                                                                                              : 0;
-    int column = b.condition_column + std::max(0, c.error().where.column - 1 - shift);
-    out.malformed.push_back(Error{fmt::format("malformed condition '{}': {}", b.condition, c.error().message),
+    int column = b.condition_column + std::max(0, error.where.column - 1 - shift);
+    out.malformed.push_back(Error{fmt::format("malformed condition '{}': {}", b.condition, error.message),
                                   Location{file, b.condition_line, column}});
     out.malformed_branches.push_back(static_cast<int>(i));
   }
@@ -92,7 +113,7 @@ class ArchPass {
       for (; m < scan_.macros.size() && scan_.macros[m].offset < scan_.branches[b].directive_span.begin; ++m) {
         Apply(scan_.macros[m]);
       }
-      Evaluate(static_cast<int>(b));
+      if (parsed_.Evaluated(b)) Evaluate(static_cast<int>(b));
     }
   }
 
@@ -120,6 +141,7 @@ class ArchPass {
   void Apply(const MacroDirective& m) {
     Tri taken = m.branch < 0 ? Tri::kTrue : out_.effective[m.branch][arch_];
     if (taken == Tri::kFalse) return;
+    ++generation_;  // the file's macros change: every expression's value may too
     MacroValue now = m.define ? MacroValue::Defined(m.replacement) : MacroValue::Undefined();
     MacroValue before = Lookup(m.name);
     bool same = before.state == now.state && before.replacement == now.replacement;
@@ -131,8 +153,8 @@ class ArchPass {
     Tri own = Tri::kUnknown;
     if (parsed_.guards[index]) {
       own = Tri::kTrue;
-    } else if (parsed_.conditions[index]) {
-      own = cuda::Evaluate(*parsed_.conditions[index], [this](std::string_view n) { return Lookup(n); });
+    } else if (parsed_.expressions[parsed_.expression_of[index]]) {
+      own = ValueOf(parsed_.expression_of[index]);
     }
     // None of the chain's earlier branches taken: carried along the chain, not re-walked.
     const Tri none_earlier =
@@ -144,11 +166,29 @@ class ArchPass {
     out_.effective[index][arch_] = effective;
   }
 
+  // An expression's value under the macros as they stand: evaluated again only after a #define
+  // or #undef took effect.
+  Tri ValueOf(int expression) {
+    Known& known = known_[expression];
+    if (known.generation != generation_) {
+      known = {generation_,
+               cuda::Evaluate(*parsed_.expressions[expression], [this](std::string_view n) { return Lookup(n); })};
+    }
+    return known.value;
+  }
+
+  struct Known {
+    uint32_t generation = 0;  // 0: never evaluated
+    Tri value = Tri::kUnknown;
+  };
+
   const DirectiveScan& scan_;
   const ParsedBranches& parsed_;
   MacroLookup base_;
   size_t arch_;
   BranchVerdicts& out_;
+  uint32_t generation_ = 1;
+  std::vector<Known> known_ = std::vector<Known>(parsed_.expressions.size());
   // Transparent: Lookup runs for every identifier of every condition per arch, and a key string
   // made for each was a malloc per lookup on CUTLASS's long macro names.
   std::map<std::string, MacroValue, std::less<>> overrides_;
@@ -170,21 +210,42 @@ std::string Parenthesised(const DirectiveBranch& b) { return "(" + ExpressionOf(
 
 namespace {
 
-// `hidden`: the package macros to leave out of `env` (nullptr: none).
+// The branches whose verdicts decide where the file's #define and #undef directives take effect:
+// each that holds one, the earlier branches of its chain and the branches around it (an effective
+// verdict reads theirs), and theirs in turn. CUTLASS's mma_sm90_gmma*.hpp hold thousands of
+// branches, a few dozen of them around a #define.
+std::vector<bool> MacroBranches(const DirectiveScan& scan) {
+  std::vector<bool> needed(scan.branches.size(), false);
+  std::vector<int> todo;
+  for (const MacroDirective& m : scan.macros) todo.push_back(m.branch);
+  while (!todo.empty()) {
+    const int b = todo.back();
+    todo.pop_back();
+    if (b < 0 || needed[b]) continue;
+    needed[b] = true;
+    todo.push_back(scan.branches[b].previous);
+    todo.push_back(scan.branches[b].parent);
+  }
+  return needed;
+}
+
+// `hidden`: the package macros to leave out of `env` (nullptr: none); `evaluated`:
+// ParsedBranches::evaluated (the others' verdicts stay unknown, and none of them is malformed).
 BranchVerdicts EvaluateWith(const DirectiveScan& scan, const std::vector<arch::Arch>& arches, const MacroEnv& env,
-                            const MacroNames* hidden, const std::string& file) {
+                            const MacroNames* hidden, const std::string& file, std::vector<bool> evaluated = {}) {
   BranchVerdicts out;
   const size_t n = scan.branches.size();
   out.own.assign(n, std::vector<Tri>(arches.size(), Tri::kUnknown));
   out.effective = out.own;
-  ParsedBranches parsed = ParseAll(scan, file, out);
+  ParsedBranches parsed = ParseAll(scan, file, out, std::move(evaluated));
   for (size_t a = 0; a < arches.size(); ++a) {
     MacroLookup base = hidden ? ArchLookup(arches[a], env, *hidden) : ArchLookup(arches[a], env);
     ArchPass(scan, parsed, std::move(base), a, out).Run();
   }
   out.arch_dependent.assign(n, false);
   for (size_t b = 0; b < n; ++b) {
-    bool mentions = parsed.conditions[b] && MentionsArchMacro(*parsed.conditions[b]);
+    const std::optional<Condition>* condition = parsed.ConditionOf(b);
+    bool mentions = condition && *condition && MentionsArchMacro(**condition);
     out.arch_dependent[b] = !parsed.guards[b] && (mentions || (!arches.empty() && !Uniform(out.own[b])));
   }
   return out;
@@ -203,6 +264,14 @@ BranchVerdicts EvaluateOwnBranches(const DirectiveScan& scan, const std::vector<
   MacroNames own;
   for (const MacroDirective& m : scan.macros) own.insert(m.name);
   return EvaluateWith(scan, arches, env, &own, file);
+}
+
+BranchVerdicts EvaluateMacroBranches(const DirectiveScan& scan, const std::vector<arch::Arch>& arches,
+                                     const MacroEnv& env, const std::string& file) {
+  if (env.per_arch.empty()) return EvaluateWith(scan, arches, env, nullptr, file, MacroBranches(scan));
+  MacroNames own;
+  for (const MacroDirective& m : scan.macros) own.insert(m.name);
+  return EvaluateWith(scan, arches, env, &own, file, MacroBranches(scan));
 }
 
 std::string EffectiveConditionText(const DirectiveScan& scan, int index) {

@@ -99,4 +99,10 @@ BranchVerdicts EvaluateBranches(const DirectiveScan& scan, const std::vector<arc
 BranchVerdicts EvaluateOwnBranches(const DirectiveScan& scan, const std::vector<arch::Arch>& arches,
                                    const MacroEnv& env, const std::string& file);
 
+// EvaluateOwnBranches for the verdicts of the branches that hold a #define or #undef alone (the
+// package macros' rounds read nothing else): the other branches' verdicts are left unknown and
+// their conditions unparsed (no malformed condition is reported for them).
+BranchVerdicts EvaluateMacroBranches(const DirectiveScan& scan, const std::vector<arch::Arch>& arches,
+                                     const MacroEnv& env, const std::string& file);
+
 }  // namespace archpatch::cuda

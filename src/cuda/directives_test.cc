@@ -98,6 +98,62 @@ TEST(Directives, ElseNegatesEarlierBranchesAndNestingComposes) {
   EXPECT_EQ(v.effective[3][IndexOf(arches, "sm_90")], Tri::kFalse);
 }
 
+// Each distinct condition is parsed once and its value kept per arch until a #define or #undef
+// takes effect: the same test before and after one reads the macro as it stands there.
+TEST(Directives, ARepeatedConditionIsEvaluatedAgainAfterADefine) {
+  const std::string text =
+      "#if defined(PKG_TMA)\n"  // 0: before the #define
+      "#endif\n"
+      "#if __CUDA_ARCH__ >= 900\n"  // 1
+      "#define PKG_TMA 1\n"
+      "#endif\n"
+      "#if defined(PKG_TMA)\n"  // 2: where the #define took effect
+      "#endif\n"
+      "#if PKG_LEVEL > (2\n"  // 3, 4: the same malformed condition twice
+      "#endif\n"
+      "#if PKG_LEVEL > (2\n"
+      "#endif\n";
+  DirectiveScan scan = Read(text);
+  const auto& arches = arch::AllArches();
+  BranchVerdicts v = EvaluateBranches(scan, arches, MacroEnv{}, "t.cu");
+  ASSERT_EQ(scan.branches.size(), 5u);
+  EXPECT_EQ(v.effective[0][IndexOf(arches, "sm_90")], Tri::kFalse);
+  EXPECT_EQ(v.effective[2][IndexOf(arches, "sm_90")], Tri::kTrue);
+  EXPECT_EQ(v.effective[2][IndexOf(arches, "sm_80")], Tri::kFalse);
+  ASSERT_EQ(v.malformed.size(), 2u);
+  EXPECT_EQ(v.malformed[0].where.line, 8);
+  EXPECT_EQ(v.malformed[1].where.line, 10);
+  EXPECT_EQ(v.malformed[0].message, v.malformed[1].message);
+}
+
+// The rounds of package macros read only where each #define takes effect: those branches'
+// verdicts are EvaluateOwnBranches', the others' unknown, and no other condition is parsed.
+TEST(Directives, MacroBranchesGiveTheVerdictsOfTheDefinitions) {
+  const std::string text =
+      "#if __CUDA_ARCH__ >= 1000\n"   // 0: an earlier branch of the defining chain
+      "#elif __CUDA_ARCH__ >= 900\n"  // 1
+      "#  if defined(PKG_SPARSE)\n"   // 2: holds the #define
+      "#    define PKG_SM90_SPARSE 1\n"
+      "#  endif\n"
+      "#endif\n"
+      "#if __CUDA_ARCH__ >= (800\n"  // 3: malformed, holds no macro
+      "#endif\n"
+      "#if defined(PKG_SM90_SPARSE)\n"  // 4: holds no macro
+      "#endif\n";
+  DirectiveScan scan = Read(text);
+  const auto& arches = arch::AllArches();
+  MacroEnv env;
+  env.defines["PKG_SPARSE"] = "1";
+  BranchVerdicts all = EvaluateOwnBranches(scan, arches, env, "t.cu");
+  BranchVerdicts macros = EvaluateMacroBranches(scan, arches, env, "t.cu");
+  for (int b : {0, 1, 2}) EXPECT_EQ(macros.effective[b], all.effective[b]) << "branch " << b;
+  EXPECT_EQ(macros.effective[2][IndexOf(arches, "sm_90")], Tri::kTrue);
+  EXPECT_EQ(macros.effective[2][IndexOf(arches, "sm_100")], Tri::kFalse);
+  EXPECT_EQ(macros.effective[4][IndexOf(arches, "sm_90")], Tri::kUnknown);
+  EXPECT_EQ(all.malformed.size(), 1u);
+  EXPECT_TRUE(macros.malformed.empty());
+}
+
 TEST(Directives, UnbalancedDirectivesAreProblemsWithPlaces) {
   DirectiveScan scan = Read("#else\n#if A\n");
   ASSERT_EQ(scan.problems.size(), 2u);

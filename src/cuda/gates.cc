@@ -181,7 +181,7 @@ MacroEnv WithoutOwnMacros(const MacroEnv& env, const DirectiveScan& scan) {
 
 std::vector<MacroDefinition> DefinitionsOf(const DirectiveScan& scan, const std::vector<arch::Arch>& arches,
                                            const MacroEnv& env, const std::string& file) {
-  return DefinitionsIn(scan, EvaluateOwnBranches(scan, arches, env, file), arches.size());
+  return DefinitionsIn(scan, EvaluateMacroBranches(scan, arches, env, file), arches.size());
 }
 
 Result<CudaGates> ScanCudaGates(const std::string& file, std::string_view contents,
