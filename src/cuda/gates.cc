@@ -139,8 +139,8 @@ std::vector<MacroDefinition> DefinitionsIn(const DirectiveScan& scan, const Bran
 
 void AddDirectiveGates(const std::string& file, std::string_view contents, const std::vector<Token>& tokens,
                        const LineIndex& lines, const std::vector<arch::Arch>& arches, const MacroEnv& env,
-                       const DraftFilter& wanted, CudaGates& out) {
-  auto read = std::make_shared<DirectiveScan>(ReadDirectives(tokens, contents, file, lines));
+                       const DraftFilter& wanted, std::shared_ptr<const DirectiveScan> read, CudaGates& out) {
+  if (!read) read = std::make_shared<const DirectiveScan>(ReadDirectives(tokens, contents, file, lines));
   const DirectiveScan& scan = *read;
   BranchVerdicts v = EvaluateOwnBranches(scan, arches, env, file);
   out.warnings.insert(out.warnings.end(), scan.problems.begin(), scan.problems.end());
@@ -193,7 +193,8 @@ Result<CudaGates> ScanCudaGates(const std::string& file, std::string_view conten
                                 const std::vector<arch::Arch>& arches, const MacroEnv& env, const GateKinds& kinds) {
   CudaGates out;
   if (kinds.directives || kinds.nv_target) out.lines.emplace(contents);
-  if (kinds.directives) AddDirectiveGates(file, contents, tokens, *out.lines, arches, env, kinds.wanted, out);
+  if (kinds.directives)
+    AddDirectiveGates(file, contents, tokens, *out.lines, arches, env, kinds.wanted, kinds.read, out);
   if (kinds.nv_target) {
     std::vector<Finding> nv = FindNvTargetGates(file, contents, tokens, arches, env, *out.lines);
     out.findings.insert(out.findings.end(), nv.begin(), nv.end());

@@ -17,20 +17,17 @@ size_t ApproximateBytes(const cuda::DirectiveScan& scan) {
 
 void DirectiveStore::Keep(size_t index, std::shared_ptr<const cuda::DirectiveScan> scan, bool defines) {
   if (!scan) return;
-  if (!defines) {
-    known_[index] = Known::kNoDefinitions;
-    scans_[index].reset();
-    return;
-  }
+  const Known known = defines ? Known::kKept : Known::kNoDefinitions;
   const size_t bytes = ApproximateBytes(*scan);
   if (bytes_.fetch_add(bytes) + bytes > limit_) {
     bytes_ -= bytes;
-    known_[index] = Known::kUnread;
+    known_[index] = defines ? Known::kUnread : Known::kNoDefinitions;
+    if (scans_[index]) bytes_ -= ApproximateBytes(*scans_[index]);
     scans_[index].reset();
     return;
   }
   if (scans_[index]) bytes_ -= ApproximateBytes(*scans_[index]);
-  known_[index] = Known::kKept;
+  known_[index] = known;
   scans_[index] = std::move(scan);
 }
 

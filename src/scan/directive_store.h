@@ -1,8 +1,9 @@
-// The directives of the files that #define something, kept from the scan that read them so that a
+// The directives of the files the first round read, kept from the scan that read them so that a
 // later round of package macros (scan/audit.cc) evaluates a file's definitions again without
-// reading and lexing it: in CUTLASS those are the 1-3 MB cute/arch/mma_sm90_gmma*.hpp headers,
-// read again in every round. A file's directives do not depend on the macro environment; only
-// their evaluation does (cuda::DefinitionsOf).
+// reading and lexing it (in CUTLASS those are the 1-3 MB cute/arch/mma_sm90_gmma*.hpp headers,
+// read again in every round), and the findings round evaluates them without reading them from the
+// tokens again. A file's directives do not depend on the macro environment; only their evaluation
+// does (cuda::DefinitionsOf).
 #pragma once
 
 #include <atomic>
@@ -31,14 +32,18 @@ class DirectiveStore {
       : limit_(limit), known_(files, Known::kUnread), scans_(files), names_(files), first_(files) {}
 
   // After a scan of file `index` that read its directives. Safe beside other workers' calls for
-  // other files. Past kLimit bytes kept in all, a file's directives are dropped (kUnread: a round
-  // reads the file again).
+  // other files. Past kLimit bytes kept in all, a file's directives are dropped (one that defines
+  // something is then kUnread: a round reads the file again).
   void Keep(size_t index, std::shared_ptr<const cuda::DirectiveScan> scan, bool defines);
 
   // What the first read of a C/C++ file found: which analyses the prefilter lets through.
   struct FirstRead {
     bool read = false;  // false: never read (a Python file, or one that could not be read)
     bool directives = false, nv_target = false, runtime = false;
+    // Its directives read under the user's macros alone: a branch the audit may keep, or a
+    // warning to report. Without one (and no package macro named) the findings round has nothing
+    // to find in them.
+    bool directive_findings = true;
   };
   // After the first round read file `index` (every C/C++ file it could read): the names its
   // directives may hold and the analyses it needs. Safe beside other workers' calls for other files.
@@ -46,6 +51,8 @@ class DirectiveStore {
     names_[index] = std::move(names);
     first_[index] = first;
   }
+  // Once the first read scanned its directives: none of them is a finding under the user's macros.
+  void NoteNoDirectiveFindings(size_t index) { first_[index].directive_findings = false; }
   const FirstRead& First(size_t index) const { return first_[index]; }
   // False when no directive of file `index` can name one of `names`: a later round need not read it.
   bool MayMention(size_t index, const std::set<std::string, std::less<>>& names) const {
@@ -54,10 +61,13 @@ class DirectiveStore {
 
   Known Of(size_t index) const { return known_[index]; }
   const cuda::DirectiveScan& Scan(size_t index) const { return *scans_[index]; }
+  // The directives kept of file `index` (of a file that defines nothing too), or null: the
+  // findings round takes them instead of reading them again.
+  std::shared_ptr<const cuda::DirectiveScan> Kept(size_t index) const { return scans_[index]; }
   size_t bytes() const { return bytes_; }
 
  private:
-  // FlashInfer 0.6.16 and HEAD with CUTLASS keep 1.7 MiB.
+  // FlashInfer 0.6.16 + CUTLASS keeps 1.5 MiB (every file the first read lexed).
   static constexpr size_t kLimit = size_t{16} << 20;
   const size_t limit_;
   std::vector<Known> known_;

@@ -30,6 +30,19 @@ TEST(DirectiveStore, KnowsWhichFilesDefineNothing) {
   EXPECT_EQ(store.Scan(0).macros.size(), 2u);
 }
 
+// The findings round evaluates a file's directives from the store instead of reading them again:
+// those of a file that defines nothing are kept too (the rounds of package macros skip it).
+TEST(DirectiveStore, KeepsTheDirectivesOfFilesThatDefineNothing) {
+  DirectiveStore store(3);
+  store.Keep(0, Read(kDerived), /*defines=*/true);
+  store.Keep(1, Read("#if X\nint a;\n#endif\n"), /*defines=*/false);
+  ASSERT_NE(store.Kept(0), nullptr);
+  ASSERT_NE(store.Kept(1), nullptr);
+  EXPECT_EQ(store.Kept(1)->branches.size(), 1u);
+  EXPECT_EQ(store.Kept(2), nullptr);
+  EXPECT_EQ(store.Of(1), DirectiveStore::Known::kNoDefinitions);
+}
+
 TEST(DirectiveStore, PastItsLimitAFileIsReadAgain) {
   DirectiveStore store(2, /*limit=*/1000);
   store.Keep(0, Read(kDerived), true);
@@ -39,6 +52,7 @@ TEST(DirectiveStore, PastItsLimitAFileIsReadAgain) {
   store.Keep(1, Read(big), true);
   EXPECT_EQ(store.Of(0), DirectiveStore::Known::kKept);
   EXPECT_EQ(store.Of(1), DirectiveStore::Known::kUnread);
+  EXPECT_EQ(store.Kept(1), nullptr);
   EXPECT_LE(store.bytes(), 1000u);
 }
 

@@ -218,6 +218,28 @@ TEST(ScanFileGates, MalformedConditionIsAWarningAndTheFileGoesOn) {
   EXPECT_TRUE(later);
 }
 
+// The findings round takes what the first read evaluated: a file whose directives exclude nothing
+// under the user's macros is not analysed again, yet counts as parsed, and a malformed condition
+// of one is still reported.
+TEST(Audit, FilesWhoseDirectivesKeepNothingStillCountAndWarn) {
+  const std::filesystem::path dir = std::filesystem::temp_directory_path() / fmt::format("ap-kept-{}", ::getpid());
+  std::filesystem::create_directories(dir);
+  std::ofstream(dir / "a.cu") << "#if __CUDA_ARCH__ >= 800\nint a;\n#endif\n";
+  std::ofstream(dir / "b.cu") << "#if __CUDA_ARCH__ >= (800\nint b;\n#endif\n";
+  std::ofstream(dir / "c.cu") << "#if __CUDA_ARCH__ >= 900 && __CUDA_ARCH__ < 1200\nint c;\n#endif\n";
+  AuditOptions options;
+  options.target = *arch::ParseArch("sm_120");
+  options.paths = {dir.string()};
+  Result<AuditReport> report = Audit(options);
+  ASSERT_TRUE(report.ok()) << report.error().str();
+  EXPECT_EQ(report->files_parsed, 3u);
+  ASSERT_EQ(report->warnings.size(), 1u);
+  EXPECT_EQ(report->warnings[0].where.file, (dir / "b.cu").string());
+  ASSERT_EQ(report->findings.size(), 1u);
+  EXPECT_EQ(report->findings[0].file, (dir / "c.cu").string());
+  std::filesystem::remove_all(dir);
+}
+
 // Every input is bounded: a source file over 64 MiB is skipped with its reason (an error of the
 // report), and a named file with binary bytes is never read as source.
 TEST(Audit, OversizedSourcesAreSkippedAndNamedBinariesAreNotReadAsSource) {
