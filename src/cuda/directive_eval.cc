@@ -258,20 +258,27 @@ BranchVerdicts EvaluateBranches(const DirectiveScan& scan, const std::vector<arc
   return EvaluateWith(scan, arches, env, nullptr, file);
 }
 
-BranchVerdicts EvaluateOwnBranches(const DirectiveScan& scan, const std::vector<arch::Arch>& arches,
-                                   const MacroEnv& env, const std::string& file) {
-  if (env.per_arch.empty()) return EvaluateWith(scan, arches, env, nullptr, file);
+namespace {
+
+// EvaluateWith, the package macros the file #defines itself left out of `env`.
+BranchVerdicts EvaluateWithoutOwn(const DirectiveScan& scan, const std::vector<arch::Arch>& arches, const MacroEnv& env,
+                                  const std::string& file, std::vector<bool> evaluated) {
+  if (env.per_arch.empty()) return EvaluateWith(scan, arches, env, nullptr, file, std::move(evaluated));
   MacroNames own;
   for (const MacroDirective& m : scan.macros) own.insert(m.name);
-  return EvaluateWith(scan, arches, env, &own, file);
+  return EvaluateWith(scan, arches, env, &own, file, std::move(evaluated));
+}
+
+}  // namespace
+
+BranchVerdicts EvaluateOwnBranches(const DirectiveScan& scan, const std::vector<arch::Arch>& arches,
+                                   const MacroEnv& env, const std::string& file) {
+  return EvaluateWithoutOwn(scan, arches, env, file, {});
 }
 
 BranchVerdicts EvaluateMacroBranches(const DirectiveScan& scan, const std::vector<arch::Arch>& arches,
                                      const MacroEnv& env, const std::string& file) {
-  if (env.per_arch.empty()) return EvaluateWith(scan, arches, env, nullptr, file, MacroBranches(scan));
-  MacroNames own;
-  for (const MacroDirective& m : scan.macros) own.insert(m.name);
-  return EvaluateWith(scan, arches, env, &own, file, MacroBranches(scan));
+  return EvaluateWithoutOwn(scan, arches, env, file, MacroBranches(scan));
 }
 
 std::string EffectiveConditionText(const DirectiveScan& scan, int index) {
