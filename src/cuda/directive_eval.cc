@@ -49,23 +49,21 @@ struct ParsedBranches {
   std::vector<std::optional<Condition>> expressions;  // distinct; nullopt: malformed
   std::vector<int> expression_of;                     // per branch; -1: not evaluated
   std::vector<bool> guards;
-  std::vector<bool> evaluated;  // the branches to evaluate; empty: all of them
-  bool Evaluated(size_t index) const { return evaluated.empty() || evaluated[index]; }
+  bool Evaluated(size_t index) const { return expression_of[index] >= 0; }
   const std::optional<Condition>* ConditionOf(size_t index) const {
     return expression_of[index] < 0 ? nullptr : &expressions[expression_of[index]];
   }
 };
 
-// `evaluated`: ParsedBranches::evaluated.
+// `evaluated`: the branches to evaluate (empty: all of them).
 ParsedBranches ParseAll(const DirectiveScan& scan, const std::string& file, BranchVerdicts& out,
-                        std::vector<bool> evaluated) {
+                        const std::vector<bool>& evaluated) {
   ParsedBranches parsed;
-  parsed.evaluated = std::move(evaluated);
   std::unordered_map<std::string, int> seen;
   std::vector<Error> errors;  // per distinct malformed expression: its message, placed per branch
   for (size_t i = 0; i < scan.branches.size(); ++i) {
     const DirectiveBranch& b = scan.branches[i];
-    if (!parsed.Evaluated(i)) {
+    if (!evaluated.empty() && !evaluated[i]) {
       parsed.guards.push_back(false);
       parsed.expression_of.push_back(-1);
       continue;
@@ -229,15 +227,16 @@ std::vector<bool> MacroBranches(const DirectiveScan& scan) {
   return needed;
 }
 
-// `hidden`: the package macros to leave out of `env` (nullptr: none); `evaluated`:
-// ParsedBranches::evaluated (the others' verdicts stay unknown, and none of them is malformed).
+// `hidden`: the package macros to leave out of `env` (nullptr: none); `evaluated`: the branches to
+// evaluate, empty for all (the others' verdicts stay unknown, and none of them is malformed).
 BranchVerdicts EvaluateWith(const DirectiveScan& scan, const std::vector<arch::Arch>& arches, const MacroEnv& env,
-                            const MacroNames* hidden, const std::string& file, std::vector<bool> evaluated = {}) {
+                            const MacroNames* hidden, const std::string& file,
+                            const std::vector<bool>& evaluated = {}) {
   BranchVerdicts out;
   const size_t n = scan.branches.size();
   out.own.assign(n, std::vector<Tri>(arches.size(), Tri::kUnknown));
   out.effective = out.own;
-  ParsedBranches parsed = ParseAll(scan, file, out, std::move(evaluated));
+  ParsedBranches parsed = ParseAll(scan, file, out, evaluated);
   for (size_t a = 0; a < arches.size(); ++a) {
     MacroLookup base = hidden ? ArchLookup(arches[a], env, *hidden) : ArchLookup(arches[a], env);
     ArchPass(scan, parsed, std::move(base), a, out).Run();
@@ -262,11 +261,11 @@ namespace {
 
 // EvaluateWith, the package macros the file #defines itself left out of `env`.
 BranchVerdicts EvaluateWithoutOwn(const DirectiveScan& scan, const std::vector<arch::Arch>& arches, const MacroEnv& env,
-                                  const std::string& file, std::vector<bool> evaluated) {
-  if (env.per_arch.empty()) return EvaluateWith(scan, arches, env, nullptr, file, std::move(evaluated));
+                                  const std::string& file, const std::vector<bool>& evaluated) {
+  if (env.per_arch.empty()) return EvaluateWith(scan, arches, env, nullptr, file, evaluated);
   MacroNames own;
   for (const MacroDirective& m : scan.macros) own.insert(m.name);
-  return EvaluateWith(scan, arches, env, &own, file, std::move(evaluated));
+  return EvaluateWith(scan, arches, env, &own, file, evaluated);
 }
 
 }  // namespace
