@@ -2,12 +2,15 @@
 // tokens in order, non-empty, inside the file; and on ASCII input the same tokens as libclang's
 // (the lexer it replaced). Input with non-ASCII bytes or a `\u` or `\U` escape is only checked for
 // the invariants: a character that starts a token is read as a name by a coarser rule than clang's
-// XID_Start table (tokens.h).
+// XID_Start table (tokens.h). The directive skim (cuda/directive_lines.h), where it answers,
+// gives the directive lines of those tokens.
 #include <cstddef>
 #include <cstdint>
 #include <string_view>
 
 #include "cuda/clang_lexer_oracle.h"
+#include "cuda/directive_lines.h"
+#include "cuda/directives.h"
 #include "cuda/tokens.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
@@ -17,6 +20,13 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   for (const archpatch::cuda::Token& t : tokens) {
     if (t.begin < last || t.end <= t.begin || t.end > src.size()) __builtin_trap();
     last = t.end;
+  }
+  if (const auto skimmed = archpatch::cuda::DirectiveLineTokens(src)) {
+    const std::vector<archpatch::cuda::Token> lines = archpatch::cuda::DirectiveLinesOf(tokens, src);
+    if (skimmed->size() != lines.size()) __builtin_trap();
+    for (size_t i = 0; i < lines.size(); ++i) {
+      if ((*skimmed)[i].begin != lines[i].begin || (*skimmed)[i].end != lines[i].end) __builtin_trap();
+    }
   }
   for (size_t i = 0; i < src.size(); ++i) {
     if (static_cast<unsigned char>(src[i]) >= 0x80) return 0;

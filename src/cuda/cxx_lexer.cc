@@ -78,6 +78,21 @@ class RawLexer {
     return tokens;
   }
 
+  // Run's tokens from `begin` (where one of them starts) to the end of its logical line.
+  LogicalLineTokens LineFrom(size_t begin) {
+    LogicalLineTokens out;
+    pos_ = begin;
+    Token t;
+    while (true) {
+      if (!Next(t) || t.end > n_) return out;  // the file's tokens end here
+      if (!out.tokens.empty() && HasLineBreak(s_.substr(out.tokens.back().end, t.begin - out.tokens.back().end))) {
+        out.next = t.begin;
+        return out;
+      }
+      out.tokens.push_back(t);
+    }
+  }
+
  private:
   // The buffer clang saw: the bytes, the end of the `#if 0` wrapper, then the terminating NUL
   // (end_). What follows the file still decides where its last token ends: `#\` at the end is
@@ -553,6 +568,11 @@ std::vector<Token> Tokenize(std::string_view contents) {
   // Token offsets are 32 bits (tokens.h); every caller's source is bounded far below that.
   if (contents.size() > kMaxTokenizedBytes) return {};
   return RawLexer(contents).Run();
+}
+
+LogicalLineTokens TokenizeLogicalLine(std::string_view contents, size_t begin) {
+  if (contents.size() > kMaxTokenizedBytes) return {};
+  return RawLexer(contents).LineFrom(begin);
 }
 
 }  // namespace archpatch::cuda

@@ -5,17 +5,6 @@
 namespace archpatch::cuda {
 namespace {
 
-// A newline that ends a logical line: not escaped by a backslash (a continuation).
-bool HasLineBreak(std::string_view gap) {
-  for (size_t i = 0; i < gap.size(); ++i) {
-    if (gap[i] != '\n') continue;
-    size_t j = i;
-    if (j > 0 && gap[j - 1] == '\r') --j;
-    if (j == 0 || gap[j - 1] != '\\') return true;
-  }
-  return false;
-}
-
 bool IsComment(const Token& t) { return t.kind == Token::Kind::kComment; }
 
 // Whether token i is the first token of its logical line (comments count as blanks).
@@ -89,6 +78,17 @@ bool Opens(DirectiveKind kind) {
   return kind == DirectiveKind::kIf || kind == DirectiveKind::kIfdef || kind == DirectiveKind::kIfndef;
 }
 
+// Calls visit(line) for each directive of the tokens, in order: a `#` that starts its logical line.
+template <typename Visit>
+void ForEachDirective(const std::vector<Token>& tokens, std::string_view contents, Visit visit) {
+  for (size_t i = 0; i < tokens.size(); ++i) {
+    if (tokens[i].Spelling(contents) != "#" || !StartsLine(tokens, i, contents)) continue;
+    const DirectiveTokens d = LogicalLine(tokens, i, contents);
+    visit(d);
+    i = d.end - 1;
+  }
+}
+
 class ChainBuilder {
  public:
   ChainBuilder(const std::vector<Token>& tokens, std::string_view contents, const std::string& file,
@@ -96,12 +96,7 @@ class ChainBuilder {
       : tokens_(tokens), contents_(contents), file_(file), lines_(lines) {}
 
   DirectiveScan Build() {
-    for (size_t i = 0; i < tokens_.size(); ++i) {
-      if (tokens_[i].Spelling(contents_) != "#" || !StartsLine(tokens_, i, contents_)) continue;
-      DirectiveTokens d = LogicalLine(tokens_, i, contents_);
-      Handle(d);
-      i = d.end - 1;
-    }
+    ForEachDirective(tokens_, contents_, [this](const DirectiveTokens& d) { Handle(d); });
     CloseUnterminated();
     return std::move(scan_);
   }
@@ -227,6 +222,15 @@ bool StartsIncludeDirective(std::string_view text) {
   if (text.empty() || text[0] != '#') return false;
   const size_t word = text.find_first_not_of(" \t", 1);
   return word != std::string_view::npos && text.substr(word, 7) == "include";
+}
+
+std::vector<Token> DirectiveLinesOf(const std::vector<Token>& tokens, std::string_view contents) {
+  std::vector<Token> lines;
+  ForEachDirective(tokens, contents, [&](const DirectiveTokens& d) {
+    lines.insert(lines.end(), tokens.begin() + static_cast<std::ptrdiff_t>(d.hash),
+                 tokens.begin() + static_cast<std::ptrdiff_t>(d.end));
+  });
+  return lines;
 }
 
 DirectiveScan ReadDirectives(const std::vector<Token>& tokens, std::string_view contents, const std::string& file) {

@@ -68,7 +68,12 @@ struct DirectiveScan {
 // them (`#include <cutlass/arch/mma.h>` names `arch`).
 bool StartsIncludeDirective(std::string_view text);
 
-// Rebuilds the chains from the file's tokens (Lexer::Tokenize) and its bytes.
+// The tokens of the directives among `tokens` (each `#` that starts its logical line, comments
+// before it counting as blanks, through the end of that line), in order: all ReadDirectives reads.
+// ReadDirectives of these gives what it gives of the whole token list.
+std::vector<Token> DirectiveLinesOf(const std::vector<Token>& tokens, std::string_view contents);
+
+// Rebuilds the chains from the file's tokens (Lexer::Tokenize, or DirectiveLineTokens) and its bytes.
 DirectiveScan ReadDirectives(const std::vector<Token>& tokens, std::string_view contents, const std::string& file);
 // The same with the file's line index at hand (the gate scan builds one per file for every pass).
 DirectiveScan ReadDirectives(const std::vector<Token>& tokens, std::string_view contents, const std::string& file,

@@ -34,6 +34,25 @@ std::vector<Token> Tokenize(std::string_view contents);
 // Larger contents give no tokens (offsets are 32 bits); sources are read up to kMaxSourceBytes.
 inline constexpr size_t kMaxTokenizedBytes = UINT32_MAX - 1;
 
+// Whether the gap between two tokens ends a logical line: it holds a newline that no backslash
+// escapes (a continuation, `\` then the newline, joins the lines).
+bool HasLineBreak(std::string_view gap);
+
+// The tokens Tokenize(contents) gives from `begin` on, which must be where one of them starts,
+// through the end of that logical line (the last before a gap that HasLineBreak): a directive's,
+// lexed without the rest of the file. `next`: where the token after them starts, npos when the
+// file's tokens end with them.
+struct LogicalLineTokens {
+  std::vector<Token> tokens;
+  size_t next = std::string_view::npos;
+};
+LogicalLineTokens TokenizeLogicalLine(std::string_view contents, size_t begin);
+
+// Whether `contents` may hold a raw string literal: a `"` right after an `R` (R"(, u8R"x(, ...).
+// Readers that skip literals by their quotes read such a file whole: a raw string holds any
+// bytes, quotes and newlines included.
+bool MayHoldRawString(std::string_view contents);
+
 // Offsets to 1-based line and byte column: one index per file, built in one pass over its bytes
 // (memchr), each look-up a binary search, so no pass counts lines from the start of the file.
 class LineIndex {

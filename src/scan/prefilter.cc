@@ -3,8 +3,10 @@
 #include <array>
 #include <cstring>
 
+#include "cuda/cxx_keywords.h"
 #include "cuda/directives.h"
 #include "cuda/runtime_gates.h"
+#include "cuda/tokens.h"
 
 namespace archpatch::scan {
 namespace {
@@ -16,18 +18,6 @@ constexpr std::string_view kNvTargetNames[] = {"NV_IF_TARGET", "NV_IF_ELSE_TARGE
 
 bool Contains(std::string_view haystack, std::string_view needle) {
   return memmem(haystack.data(), haystack.size(), needle.data(), needle.size()) != nullptr;
-}
-
-// Contains(s, "R\""), by its quotes: memmem's two-way search was a tenth of the prefilter, and a
-// source holds far fewer quotes than `R`s.
-bool HoldsRawStringPrefix(std::string_view s) {
-  for (size_t at = 1; at < s.size(); ++at) {
-    const void* quote = std::memchr(s.data() + at, '"', s.size() - at);
-    if (!quote) return false;
-    at = static_cast<size_t>(static_cast<const char*>(quote) - s.data());
-    if (s[at - 1] == 'R') return true;
-  }
-  return false;
 }
 
 struct CharTable {
@@ -107,6 +97,27 @@ bool FollowsNamespace(std::string_view s, size_t start) {
          (end == kWord.size() || !kChars.ident[static_cast<unsigned char>(s[end - kWord.size() - 1])]);
 }
 
+// `Scope::Name declared`: a capability name after `::` and before a declared name is a type
+// (CUTLASS's `GMMA::Major tnspA`, the whole of its 2.8 MB mma_sm90_gmma_ext.hpp), never a value:
+// the byte form of cuda::MayBeValue's rule. Only blanks may sit around it here (a comment or a
+// splice between keeps the name a candidate), and a keyword after it (`and`) is no declared name.
+bool DeclaresWithQualifiedType(std::string_view s, size_t start, size_t end) {
+  size_t before = start;
+  while (before > 0 && (s[before - 1] == ' ' || s[before - 1] == '\t')) --before;
+  // `a ? b :::x` and `%::x` lex as `::` `:` and `%:` `:`: no scope operator before the name.
+  if (before < 2 || s[before - 1] != ':' || s[before - 2] != ':' ||
+      (before > 2 && (s[before - 3] == ':' || s[before - 3] == '%')))
+    return false;
+  size_t next = end;
+  while (next < s.size() && (s[next] == ' ' || s[next] == '\t' || s[next] == '\n' || s[next] == '\r')) ++next;
+  const auto c = static_cast<unsigned char>(next < s.size() ? s[next] : '\0');
+  if (!kChars.ident[c] || (c >= '0' && c <= '9')) return false;
+  size_t word_end = next;
+  while (word_end < s.size() && kChars.ident[static_cast<unsigned char>(s[word_end])]) ++word_end;
+  if (word_end < s.size() && static_cast<unsigned char>(s[word_end]) >= 0x80) return false;  // a longer name
+  return !cuda::IsCxxKeyword(s.substr(next, word_end - next));
+}
+
 // Whether the line before the one starting at `line` ends in a backslash: then `line` continues
 // it (a string, a comment or a macro spliced across the newline).
 bool ContinuesLine(std::string_view s, size_t line) {
@@ -171,7 +182,7 @@ cuda::GateKinds Prefilter::Check(std::string_view s) const {
   const auto* p = reinterpret_cast<const unsigned char*>(s.data());
   const size_t n = s.size();
   // A raw string may hold lines that look like comments and are not: such a file is read whole.
-  const bool skip_comments = !HoldsRawStringPrefix(s);
+  const bool skip_comments = !cuda::MayHoldRawString(s);
   size_t i = 0;
   while (i < n) {
     while (i < n && kChars.passed[p[i]]) ++i;  // blanks and punctuation, in one tight loop
@@ -197,7 +208,7 @@ cuda::GateKinds Prefilter::Check(std::string_view s) const {
       if (!kinds.nv_target && IsNvTargetName(id)) kinds.nv_target = true;
     }
     if (!kinds.runtime && kCapabilities.MayBe(h.h) && cuda::IsCapabilityName(id) && !QualifiesScope(s, i) &&
-        !FollowsNamespace(s, start)) {
+        !FollowsNamespace(s, start) && !DeclaresWithQualifiedType(s, start, i)) {
       kinds.runtime = true;
     }
     if (!kinds.directives && !extra_names_.empty()) {

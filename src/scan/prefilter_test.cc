@@ -86,6 +86,20 @@ TEST(Prefilter, NamesInLeadingCommentsIncludePathsAndNamespacesNeedNoAnalysis) {
   EXPECT_TRUE(p.Check(skipped + "#if __CUDA_ARCH__ >= 900\n#endif\n").directives);
 }
 
+TEST(Prefilter, AQualifiedTypeBeforeADeclaredNameIsNoCapability) {
+  Prefilter p(cuda::MacroEnv{});
+  // CUTLASS's `GMMA::Major tnspA` parameters: a type, as cuda::MayBeValue reads it.
+  EXPECT_FALSE(p.Check("template <GMMA::Major tnspA,\n          GMMA::Major\ntnspB>\n").runtime);
+  // A value after `::` stays one: before an operator, a keyword, a comment or a splice.
+  EXPECT_TRUE(p.Check("if (props::major >= 9) return;").runtime);
+  EXPECT_TRUE(p.Check("bool b = ::major and x;").runtime);
+  EXPECT_TRUE(p.Check("f(a::major /* why */ x);").runtime);
+  EXPECT_TRUE(p.Check("x = a::major \\\ny;").runtime);
+  // `:::` and `%::` end in `:` as the lexer reads them: no scope operator before the name.
+  EXPECT_TRUE(p.Check("x = c ? a :::major y;").runtime);
+  EXPECT_TRUE(p.Check("x %::major y;").runtime);
+}
+
 TEST(Prefilter, ADefineNamingAnArchMacroIsSearchedFor) {
   cuda::MacroEnv env;
   env.defines["MY_ARCH"] = "__CUDA_ARCH__";
