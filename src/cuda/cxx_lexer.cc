@@ -2,6 +2,7 @@
 // kept (clang/lib/Lex/Lexer.cpp, LexTokenInternal and the functions it calls), for the options our
 // former libclang lexer used (-x c++ -std=c++20). Names follow clang's where the rule is clang's.
 #include <algorithm>
+#include <array>
 #include <cstdint>
 #include <cstring>
 #include <string>
@@ -63,6 +64,26 @@ bool IsStandardSuffix(std::string_view s) {
 }
 
 using Kind = Token::Kind;
+
+// What the first byte of a token, read without a splice, settles at once (Next's fast paths);
+// every other byte takes the full path.
+enum class StartClass : uint8_t { kOther, kBlank, kName, kSingle };
+struct StartClasses {
+  std::array<StartClass, 256> of{};
+  StartClasses() {
+    for (const char c : {' ', '\t', '\f', '\v', '\n', '\r', '\0'})
+      of[static_cast<unsigned char>(c)] = StartClass::kBlank;
+    for (int c = 0; c < 128; ++c) {
+      // Not u, U, L or R, which may open a literal.
+      if (IsIdentifierStart(static_cast<char>(c)) && c != 'u' && c != 'U' && c != 'L' && c != 'R') {
+        of[c] = StartClass::kName;
+      }
+    }
+    for (const char c : {'(', ')', '[', ']', '{', '}', ';', ',', '?', '~'})
+      of[static_cast<unsigned char>(c)] = StartClass::kSingle;
+  }
+};
+const StartClasses kStarts;
 
 class RawLexer {
  public:
@@ -491,16 +512,32 @@ bool RawLexer::Punctuator(char c, size_t& cur) {
 bool RawLexer::Next(Token& t) {
   while (true) {
     size_t start = pos_;
-    while (start < n_ && IsHorizontalSpace(s_[start])) ++start;
-    size_t size;
-    const char c = CharAt(start, size);
-    size_t cur = start + size;
-    Kind kind = Kind::kPunctuation;
+    // Blanks, newlines and NULs inside the file (a NUL is a blank) in one loop.
+    while (start < n_ && kStarts.of[static_cast<unsigned char>(s_[start])] == StartClass::kBlank) ++start;
     const auto token = [&](Kind k, size_t end) {
       t = Token{k, static_cast<uint32_t>(start), static_cast<uint32_t>(end)};
       pos_ = end;
       return true;
     };
+    if (start < n_) {  // the common first bytes, which need no look past themselves
+      const StartClass quick = kStarts.of[static_cast<unsigned char>(s_[start])];
+      if (quick == StartClass::kName) {
+        size_t end = start + 1;
+        while (end < n_ && IsIdentifierBody(s_[end])) ++end;
+        // Letters, digits and `_` alone, then a byte no name continues with (not a splice, a
+        // UCN, `$` or UTF-8): IdentifierEnd's and IdentifierKind's answer without their looks.
+        if (end < n_ && IsAscii(s_[end]) && s_[end] != '\\' && s_[end] != '$') {
+          return token(IsCxxKeyword(s_.substr(start, end - start)) ? Kind::kKeyword : Kind::kIdentifier, end);
+        }
+        end = IdentifierEnd(end);
+        return token(IdentifierKind(start, end), end);
+      }
+      if (quick == StartClass::kSingle) return token(Kind::kPunctuation, start + 1);
+    }
+    size_t size;
+    const char c = CharAt(start, size);
+    size_t cur = start + size;
+    Kind kind = Kind::kPunctuation;
     if (c == '\0' && AtEnd(cur)) return false;
     if (c == '\0' || IsSpace(c)) {  // a NUL inside the file is whitespace too
       pos_ = cur;

@@ -23,47 +23,40 @@ bool Contains(std::string_view haystack, std::string_view needle) {
 struct CharTable {
   std::array<bool, 256> ident{};
   std::array<bool, 256> passed{};  // neither an identifier's byte nor one a skip starts at
-  std::array<unsigned char, 256> lower{};
   CharTable() {
     for (int c = 0; c < 256; ++c) {
       ident[c] = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
       passed[c] = !ident[c] && c != '#' && c != '/';
-      lower[c] = static_cast<unsigned char>(c >= 'A' && c <= 'Z' ? c + 32 : c);
     }
   }
 };
 const CharTable kChars;
 
-// Hash of an identifier with '_' dropped and letters lowered: the normal form IsCapabilityName
-// compares, so its names can be looked up in a bitmap while scanning (an exact check follows).
-struct NormalHash {
-  uint32_t h = 0;
-  void Add(unsigned char c) {
-    const uint32_t next = h * 31 + kChars.lower[c];
-    h = c == '_' ? h : next;  // branch-free: the scan's inner loop
-  }
-};
-
-class CapabilityBitmap {
+// The letters a capability name can start and end with, `_` aside and in either case (the normal
+// form IsCapabilityName compares drops `_` and lowers letters; an `m` may lead, mSM): a test of two
+// bytes per identifier before the exact one (a hash of every identifier's bytes, which it
+// replaces, was most of the prefilter's inner loop).
+class CapabilityEnds {
  public:
-  CapabilityBitmap() {
-    for (std::string_view name : cuda::CapabilityNames()) {
-      Set(name);
-      Set("m" + std::string(name));  // mSM, m_major: IsCapabilityName drops an m prefix
-    }
+  CapabilityEnds() {
+    Add(first_, 'm');
+    for (std::string_view name : cuda::CapabilityNames()) Add(first_, name.front()), Add(last_, name.back());
   }
-  bool MayBe(uint32_t h) const { return bits_[(h >> 6) & (kWords - 1)] >> (h & 63) & 1; }
+  bool MayBe(std::string_view id) const {
+    size_t begin = 0, end = id.size();
+    while (begin < end && id[begin] == '_') ++begin;
+    while (end > begin && id[end - 1] == '_') --end;
+    return begin < end && first_[static_cast<unsigned char>(id[begin])] &&
+           last_[static_cast<unsigned char>(id[end - 1])];
+  }
 
  private:
-  static constexpr uint32_t kWords = 128;  // 8192 bits
-  void Set(std::string_view name) {
-    NormalHash n;
-    for (char c : name) n.Add(static_cast<unsigned char>(c));
-    bits_[(n.h >> 6) & (kWords - 1)] |= uint64_t{1} << (n.h & 63);
+  static void Add(std::array<bool, 256>& set, char lower) {
+    set[static_cast<unsigned char>(lower)] = set[static_cast<unsigned char>(lower - 'a' + 'A')] = true;
   }
-  std::array<uint64_t, kWords> bits_{};
+  std::array<bool, 256> first_{}, last_{};
 };
-const CapabilityBitmap kCapabilities;
+const CapabilityEnds kCapabilities;
 
 bool IsArchName(std::string_view id) {
   for (std::string_view p : kArchPrefixes) {
@@ -200,14 +193,13 @@ cuda::GateKinds Prefilter::Check(std::string_view s) const {
       continue;
     }
     const size_t start = i;
-    NormalHash h;
-    for (; i < n && kChars.ident[p[i]]; ++i) h.Add(p[i]);
+    while (i < n && kChars.ident[p[i]]) ++i;
     std::string_view id = s.substr(start, i - start);
     if ((p[start] == '_' || p[start] == 'N') && id.size() >= 10) {
       if (!kinds.directives && IsArchName(id)) kinds.directives = true;
       if (!kinds.nv_target && IsNvTargetName(id)) kinds.nv_target = true;
     }
-    if (!kinds.runtime && kCapabilities.MayBe(h.h) && cuda::IsCapabilityName(id) && !QualifiesScope(s, i) &&
+    if (!kinds.runtime && kCapabilities.MayBe(id) && cuda::IsCapabilityName(id) && !QualifiesScope(s, i) &&
         !FollowsNamespace(s, start) && !DeclaresWithQualifiedType(s, start, i)) {
       kinds.runtime = true;
     }
