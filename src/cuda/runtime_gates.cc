@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 #include <atomic>
+#include <bit>
 #include <cctype>
 #include <cstdint>
 #include <functional>
@@ -112,12 +113,23 @@ std::string UpperCase(std::string_view s) {
 
 bool IsCheckName(std::string_view name) {
   if (name == "assert") return false;
-  // One pass for the four words (this runs on every name of a file, three times).
   static constexpr std::string_view kWords[] = {"CHECK", "ASSERT", "REQUIRE", "ENSURE"};
-  for (size_t i = 0; i < name.size(); ++i) {
-    const char c = AsciiUpper(name[i]);
-    for (std::string_view word : kWords) {
-      if (c != word[0] || name.size() - i < word.size()) continue;
+  // Bit w: kWords[w] starts with the letter, in either case. This runs on every name of a file,
+  // three times; most of a name's letters start no word and cost one look each.
+  static const std::array<uint8_t, 256> kFirst = [] {
+    std::array<uint8_t, 256> first{};
+    for (size_t w = 0; w < std::size(kWords); ++w) {
+      const auto upper = static_cast<unsigned char>(kWords[w][0]);
+      first[upper] |= static_cast<uint8_t>(1u << w);
+      first[upper - 'A' + 'a'] |= static_cast<uint8_t>(1u << w);
+    }
+    return first;
+  }();
+  constexpr size_t kShortest = 5;  // CHECK
+  for (size_t i = 0; i + kShortest <= name.size(); ++i) {
+    for (unsigned words = kFirst[static_cast<unsigned char>(name[i])]; words != 0; words &= words - 1) {
+      const std::string_view word = kWords[std::countr_zero(words)];
+      if (name.size() - i < word.size()) continue;
       size_t k = 1;
       while (k < word.size() && AsciiUpper(name[i + k]) == word[k]) ++k;
       if (k == word.size()) return true;

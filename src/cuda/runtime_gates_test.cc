@@ -16,6 +16,17 @@ std::vector<Finding> Find(const std::string& text) {
   return found.ok() ? *found : std::vector<Finding>{};
 }
 
+TEST(RuntimeGates, CheckNamesHoldAWordOfACheckInAnyCase) {
+  for (std::string_view name : {"TORCH_CHECK", "TVM_FFI_ICHECK_EQ", "FLASHINFER_CHECK", "check_ok", "static_assert",
+                                "CUTE_STATIC_ASSERT_V", "Require", "ensureSupported", "xCHECK", "REQUIRE"}) {
+    EXPECT_TRUE(IsCheckName(name)) << name;
+  }
+  // `assert` is the C library's; CHEC, Ensur: no whole word; a word's first letters alone are none.
+  for (std::string_view name : {"assert", "", "CHEC", "Ensur", "cudaGetDeviceProperties", "c", "ASSER_T", "reqUIR"}) {
+    EXPECT_FALSE(IsCheckName(name)) << name;
+  }
+}
+
 TEST(RuntimeGates, UnknownCheckMacroStillYieldsItsArguments) {
   // Neither the header nor TORCH_CHECK exists here: clang's recovery keeps the call's arguments.
   auto f = Find("#include <torch/all.h>\nvoid f(int major) { TORCH_CHECK(major >= 9, \"sm90+\"); }\n");
