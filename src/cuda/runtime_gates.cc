@@ -616,6 +616,16 @@ bool MayBeValue(const std::vector<Token>& tokens, size_t i, std::string_view con
 
 }  // namespace
 
+bool NamesCapabilityValue(const std::vector<Token>& tokens, std::string_view contents) {
+  for (size_t i = 0; i < tokens.size(); ++i) {
+    if (tokens[i].kind == Token::Kind::kIdentifier && IsCapabilityName(tokens[i].Spelling(contents)) &&
+        MayBeValue(tokens, i, contents)) {
+      return true;
+    }
+  }
+  return false;
+}
+
 Result<std::vector<Finding>> FindRuntimeGates(const std::string& file, std::string_view contents,
                                               const std::vector<arch::Arch>& arches) {
   return FindRuntimeGates(file, contents, arches, Tokenize(contents));
@@ -628,12 +638,10 @@ Result<std::vector<Finding>> FindRuntimeGates(const std::string& file, std::stri
   // names none) that may be a value: a file whose capability names sit only in comments and
   // strings (CUTLASS's "K-major" prose, which the byte prefilter cannot tell from code), in
   // qualifiers, types and include paths holds no runtime check, and costs no pass.
+  if (!NamesCapabilityValue(tokens, contents)) return std::vector<Finding>{};
   auto named = [&](const Token& t) {
     return t.kind == Token::Kind::kIdentifier && IsCapabilityName(t.Spelling(contents));
   };
-  bool value = false;
-  for (size_t i = 0; i < tokens.size() && !value; ++i) value = named(tokens[i]) && MayBeValue(tokens, i, contents);
-  if (!value) return std::vector<Finding>{};
   // No capability name the walk could read (runtime_relevance.h): nothing for clang to find.
   const runtime_detail::View view = runtime_detail::MakeView(contents, tokens);
   std::vector<size_t> readable;

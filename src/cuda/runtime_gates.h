@@ -29,6 +29,12 @@ Result<std::vector<Finding>> FindRuntimeGates(const std::string& file, std::stri
                                               const std::vector<arch::Arch>& arches, const std::vector<Token>& tokens,
                                               RuntimeParse parse = RuntimeParse::kWhereReadable);
 
+// Whether an identifier of the tokens is a capability name that may be a value: not a scope
+// (`arch::`), a type before a declared name (`UMMA::Major major_a`), a namespace's name or in an
+// #include. Without one neither runtime reader can find a check (FindRuntimeGates returns
+// nothing), so the byte prefilter may skip the file's runtime analysis only then.
+bool NamesCapabilityValue(const std::vector<Token>& tokens, std::string_view contents);
+
 // Whether `name` reads as a GPU capability variable or getter: after dropping '_' and an `m`
 // member prefix (mSM), case-insensitively one of major, minor, sm, smversion, getsmversion, arch,
 // cc, computecapability, ... (runtime_gates.cc has the list). Every accepted name contains one

@@ -26,7 +26,7 @@ struct CharTable {
   CharTable() {
     for (int c = 0; c < 256; ++c) {
       ident[c] = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
-      passed[c] = !ident[c] && c != '#' && c != '/';
+      passed[c] = !ident[c] && c != '#' && c != '/' && c != '"';
     }
   }
 };
@@ -152,6 +152,69 @@ size_t LeadingCommentEnd(std::string_view s, size_t slash, size_t line) {
   return close == std::string_view::npos ? s.size() : close + 2;
 }
 
+// Where the line of `at` ends: its newline, or the end of `s`.
+size_t LineEnd(std::string_view s, size_t at) { return std::min(s.find('\n', at), s.size()); }
+
+// Where the string literal opened by the quote at `quote` closes on its line (a backslash escapes
+// the byte after it), or npos: no closing quote before the line ends, or a backslash-newline,
+// which continues the literal on the next line as the lexer reads it.
+size_t StringClose(std::string_view s, size_t quote) {
+  for (size_t q = quote + 1; q < s.size(); ++q) {
+    const char c = s[q];
+    if (c == '"') return q;
+    if (c == '\n' || c == '\r') return std::string_view::npos;
+    if (c == '\\') {
+      if (q + 1 < s.size() && (s[q + 1] == '\n' || s[q + 1] == '\r')) return std::string_view::npos;
+      ++q;
+    }
+  }
+  return std::string_view::npos;
+}
+
+// Whether the line ending at `end` (its newline) ends in a backslash, blanks aside: a splice.
+bool EndsInSplice(std::string_view s, size_t end) {
+  while (end > 0 && (s[end - 1] == ' ' || s[end - 1] == '\t' || s[end - 1] == '\r')) --end;
+  return end > 0 && s[end - 1] == '\\';
+}
+
+// String literals and the `//` comments after code, passed over where that is certain. The
+// prefilter does not follow block comments or character literals: a quote in one of them could
+// open what it takes for a string and close it in code. So a string is skipped only when its
+// closing quote is on its line with no `*/` between, and its quote follows no `'` or backslash
+// (`'"'`); a quote not skipped leaves the rest of its line read as code (`dirty_until`), and a
+// literal continued past its line ends all skipping for the file. A `//` is skipped to its line's
+// end when no quote before it on the line was left, and no `*/` follows it there.
+class LiteralSkips {
+ public:
+  explicit LiteralSkips(std::string_view s) : s_(s), off_(cuda::MayHoldRawString(s)) {}
+  bool off() const { return off_; }
+
+  // Past the quote at `i`: past its string, or past the quote alone.
+  size_t AfterQuote(size_t i) {
+    if (!off_ && i >= dirty_until_ && (i == 0 || (s_[i - 1] != '\'' && s_[i - 1] != '\\'))) {
+      const size_t close = StringClose(s_, i);
+      if (close != std::string_view::npos && s_.substr(i, close - i).find("*/") == std::string_view::npos) {
+        return close + 1;
+      }
+      if (close == std::string_view::npos && EndsInSplice(s_, LineEnd(s_, i))) off_ = true;
+    }
+    dirty_until_ = off_ ? s_.size() : LineEnd(s_, i);
+    return i + 1;
+  }
+
+  // The end of the `//` comment after code at `slash`, or `slash` when it cannot be skipped.
+  size_t TrailingCommentEnd(size_t slash) const {
+    if (off_ || slash < dirty_until_ || (slash > 0 && s_[slash - 1] == '\'')) return slash;
+    const size_t end = LineEnd(s_, slash);
+    return s_.substr(slash, end - slash).find("*/") == std::string_view::npos ? end : slash;
+  }
+
+ private:
+  std::string_view s_;
+  bool off_;                // a raw string, or a literal spliced across a line: read whole
+  size_t dirty_until_ = 0;  // the end of a line with a quote not skipped
+};
+
 }  // namespace
 
 Prefilter::Prefilter(const cuda::MacroEnv& env) {
@@ -166,16 +229,17 @@ Prefilter::Prefilter(const cuda::MacroEnv& env) {
   }
 }
 
-// One pass over the bytes, identifier by identifier (strings and the comments that do not open
-// a line included: a superset of what the scanners read), stopping once every analysis is known
-// to be needed.
+// One pass over the bytes, identifier by identifier (block comments that do not open a line and
+// the literals LiteralSkips cannot pass over for certain included: a superset of what the
+// scanners read), stopping once every analysis is known to be needed.
 cuda::GateKinds Prefilter::Check(std::string_view s) const {
   cuda::GateKinds kinds;
   kinds.directives = kinds.nv_target = kinds.runtime = false;
   const auto* p = reinterpret_cast<const unsigned char*>(s.data());
   const size_t n = s.size();
   // A raw string may hold lines that look like comments and are not: such a file is read whole.
-  const bool skip_comments = !cuda::MayHoldRawString(s);
+  LiteralSkips literals(s);
+  const bool skip_comments = !literals.off();
   size_t i = 0;
   while (i < n) {
     while (i < n && kChars.passed[p[i]]) ++i;  // blanks and punctuation, in one tight loop
@@ -184,9 +248,15 @@ cuda::GateKinds Prefilter::Check(std::string_view s) const {
       // Skips go to the newline that ends what they skip.
       if (p[i] == '#') {
         i = std::max(IncludeLineEnd(s, i), i + 1);
+      } else if (p[i] == '"') {
+        i = literals.AfterQuote(i);
       } else if (p[i] == '/' && skip_comments && i + 1 < n && (p[i + 1] == '/' || p[i + 1] == '*')) {
         const size_t line = LineStartIfBlank(s, i);
-        i = line == std::string_view::npos ? i + 2 : std::max(LeadingCommentEnd(s, i, line), i + 1);
+        if (line != std::string_view::npos) {
+          i = std::max(LeadingCommentEnd(s, i, line), i + 1);
+        } else {
+          i = p[i + 1] == '/' ? std::max(literals.TrailingCommentEnd(i), i + 2) : i + 2;
+        }
       } else {
         ++i;
       }
