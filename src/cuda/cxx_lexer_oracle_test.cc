@@ -10,6 +10,7 @@
 #include <gtest/gtest.h>
 
 #include "cuda/clang_lexer_oracle.h"
+#include "cuda/real_trees_test_util.h"
 #include "cuda/tokens.h"
 
 namespace archpatch::cuda {
@@ -107,24 +108,13 @@ TEST(CxxLexer, ClassifiesEveryWordOfClangsTokenTableAsLibclangDoes) {
 
 // The real trees, when the evaluation's environment names them: every C/C++/CUDA file.
 TEST(CxxLexer, AgreesWithLibclangOnEveryFileOfTheRealTrees) {
-  std::vector<std::string> roots;
-  for (const char* var : {"CUTLASS", "FLASHINFER_V0616", "FLASHINFER_HEAD", "FLASH_ATTENTION", "DEEPGEMM"}) {
-    if (const char* root = std::getenv(var)) roots.push_back(root);
-  }
-  if (roots.empty()) GTEST_SKIP() << "set CUTLASS, FLASHINFER_V0616, ... to real trees (eval/README.md)";
+  const std::vector<std::string> roots = RealTreeRoots();
+  if (roots.empty()) GTEST_SKIP() << kNoRealTrees;
   size_t files = 0;
   for (const std::string& root : roots) {
-    for (const auto& entry : std::filesystem::recursive_directory_iterator(root)) {
-      const std::string ext = entry.path().extension().string();
-      if (!entry.is_regular_file() || (ext != ".h" && ext != ".hpp" && ext != ".cuh" && ext != ".cu" && ext != ".cc" &&
-                                       ext != ".cpp" && ext != ".inl" && ext != ".c")) {
-        continue;
-      }
-      std::ifstream in(entry.path(), std::ios::binary);
-      const std::string text((std::istreambuf_iterator<char>(in)), {});
-      ++files;
-      EXPECT_EQ(FirstDifference(text), "") << entry.path();
-    }
+    files += ForEachCxxFile(root, [](const std::filesystem::path& path, const std::string& text) {
+      EXPECT_EQ(FirstDifference(text), "") << path;
+    });
   }
   RecordProperty("files", static_cast<int>(files));
   std::printf("compared %zu files\n", files);

@@ -5,13 +5,11 @@
 #include <gtest/gtest.h>
 
 #include <cstdio>
-#include <cstdlib>
 #include <filesystem>
-#include <fstream>
-#include <iterator>
 #include <string>
 
 #include "cuda/directives.h"
+#include "cuda/real_trees_test_util.h"
 
 namespace archpatch::cuda {
 namespace {
@@ -124,25 +122,14 @@ TEST(DirectiveLines, EndsWhereTheLexerEnds) {
 // Every C/C++/CUDA file of the real trees the evaluation's environment names: the same tokens,
 // and an answer for most files (a skim that gave up everywhere would save nothing).
 TEST(DirectiveLines, AgreesWithTheLexerOnEveryFileOfTheRealTrees) {
-  std::vector<std::string> roots;
-  for (const char* var : {"CUTLASS", "FLASHINFER_V0616", "FLASHINFER_HEAD", "FLASH_ATTENTION", "DEEPGEMM"}) {
-    if (const char* root = std::getenv(var)) roots.push_back(root);
-  }
-  if (roots.empty()) GTEST_SKIP() << "set CUTLASS, FLASHINFER_V0616, ... to real trees (eval/README.md)";
+  const std::vector<std::string> roots = RealTreeRoots();
+  if (roots.empty()) GTEST_SKIP() << kNoRealTrees;
   size_t files = 0, answered = 0;
   for (const std::string& root : roots) {
-    for (const auto& entry : std::filesystem::recursive_directory_iterator(root)) {
-      const std::string ext = entry.path().extension().string();
-      if (!entry.is_regular_file() || (ext != ".h" && ext != ".hpp" && ext != ".cuh" && ext != ".cu" && ext != ".cc" &&
-                                       ext != ".cpp" && ext != ".inl" && ext != ".c")) {
-        continue;
-      }
-      std::ifstream in(entry.path(), std::ios::binary);
-      const std::string text((std::istreambuf_iterator<char>(in)), {});
-      ++files;
+    files += ForEachCxxFile(root, [&](const std::filesystem::path& path, const std::string& text) {
       answered += DirectiveLineTokens(text).has_value();
-      EXPECT_EQ(Difference(text), "") << entry.path();
-    }
+      EXPECT_EQ(Difference(text), "") << path;
+    });
   }
   std::printf("%zu of %zu files skimmed\n", answered, files);
   EXPECT_GT(answered * 10, files * 8);

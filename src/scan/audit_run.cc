@@ -292,8 +292,8 @@ void AuditRun::ScanCpp(size_t index, std::string_view contents, WorkerResult& ou
 }
 
 // The directive rounds read the file's directives alone (KindsOf): their lines, skimmed, are
-// all they lex where the skim can (a fifth of FlashInfer 0.6.16 + CUTLASS's lexing was the first
-// read's, of 193 files the findings round lexes again).
+// all they lex where the skim can (13.2 of the 36 MB lexed on FlashInfer 0.6.16 + CUTLASS were
+// the first read's, nearly all of it lexed again by the findings round).
 std::vector<cuda::Token> AuditRun::TokensFor(std::string_view contents) const {
   if (round_ != Round::kFindings) {
     if (std::optional<std::vector<cuda::Token>> lines = cuda::DirectiveLineTokens(contents)) return std::move(*lines);

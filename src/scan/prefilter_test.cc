@@ -9,6 +9,7 @@
 
 #include <gtest/gtest.h>
 
+#include "cuda/real_trees_test_util.h"
 #include "cuda/runtime_gates.h"
 #include "cuda/tokens.h"
 #include "scan/audit.h"
@@ -138,14 +139,9 @@ size_t ExpectRuntimeWhereTheTokensNameAValue(const fs::path& root) {
 
 TEST(Prefilter, LeavesTheRuntimeAnalysisWhereverTheTokensNameAValue) {
   EXPECT_GT(ExpectRuntimeWhereTheTokensNameAValue(fs::path(ARCHPATCH_SOURCE_DIR) / "tests/fixtures"), 0u);
-  bool any = false;
-  for (const char* var : {"CUTLASS", "FLASHINFER_V0616", "FLASHINFER_HEAD", "FLASH_ATTENTION", "DEEPGEMM"}) {
-    const char* root = std::getenv(var);
-    if (!root) continue;
-    EXPECT_GT(ExpectRuntimeWhereTheTokensNameAValue(root), 0u) << root;
-    any = true;
-  }
-  if (!any) GTEST_SKIP() << "set CUTLASS, FLASHINFER_V0616, ... to real trees (eval/README.md)";
+  const std::vector<std::string> roots = cuda::RealTreeRoots();
+  for (const std::string& root : roots) EXPECT_GT(ExpectRuntimeWhereTheTokensNameAValue(root), 0u) << root;
+  if (roots.empty()) GTEST_SKIP() << cuda::kNoRealTrees;
 }
 
 TEST(Prefilter, ADefineNamingAnArchMacroIsSearchedFor) {
