@@ -76,6 +76,14 @@ TEST(CxxLexer, AgreesWithLibclangOnWhatCudaSourcesHold) {
       "#include <cuda/std/cstdint>\n#include \"flashinfer/utils.cuh\"\n",
   };
   for (const char* text : cases) EXPECT_EQ(FirstDifference(text), "") << "in:\n" << text;
+  // Line splices before and inside a hex float, with control bytes and NUL around (fuzz_lexer).
+  using std::string_view_literals::operator""sv;
+  const std::string_view controls[] = {
+      "#if (ARCH__Q(major, h \x10\x00 \\\n0x1p-3  a<: 0a"sv,
+      "a \\\n0x1p-3 b 0\\\nx1p+3 c 0x\\\n1p-3 d \\\n1p-3 e \\\n0\\\nX1P-3"sv,
+      "h \x10\x00 x \x00\\\ny \x7f z"sv,
+  };
+  for (const std::string_view text : controls) EXPECT_EQ(FirstDifference(text), "") << "in:\n" << text;
 }
 
 TEST(CxxLexer, AgreesWithLibclangOnNonAsciiTextInCommentsStringsAndNames) {
