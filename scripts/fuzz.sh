@@ -14,7 +14,7 @@ CC=clang-19 CXX=clang++-19 cmake -S . -B build-fuzz -G Ninja -DARCHPATCH_FUZZ=ON
   -DARCHPATCH_TESTS=OFF -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
 cmake --build build-fuzz --target fuzzers
 # The targets run side by side, as many at a time as there are cores (at most four: each takes
-# about 0.5 GB); the step's wall time is then about a third of eleven runs one after another.
+# about 0.5 GB); the step's wall time divides by that number.
 parallel=$(nproc); [ "$parallel" -gt 4 ] && parallel=4
 logs=$(mktemp -d)
 trap 'rm -rf "$logs"' EXIT

@@ -270,7 +270,7 @@ Kind RawLexer::IdentifierKind(size_t begin, size_t end) const {
 // LexNumericConstant: a pp-number, with exponent signs, hex-float signs and digit separators.
 size_t RawLexer::NumberEnd(size_t begin, size_t p) const {
   // clang's isHexaLiteral: the second character is read after the first one's size, so that a
-  // line splice inside `0\\\nx1p-3` or before it still makes a hex float.
+  // line splice before the number or between its `0` and `x` still makes a hex float.
   size_t first_size;
   const bool zero = CharAt(begin, first_size) == '0';
   const char second = zero ? CharAt(begin + first_size) : 0;
