@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "cuda/blank_bodies.h"
 #include "cuda/functions.h"
 #include "cuda/runtime_eval.h"
 #include "cuda/runtime_gates.h"
@@ -297,26 +298,15 @@ std::vector<size_t> ReadableCapabilityNames(const View& v, const std::vector<Tok
 
 std::string BlankIrrelevantBodies(std::string_view contents, const std::vector<Token>& tokens,
                                   const std::vector<size_t>& readable) {
-  std::string out(contents);
+  std::vector<gate::ByteSpan> irrelevant;
   size_t covered = 0;  // bodies are listed outer first: skip those inside a kept or blanked one
   for (const FunctionBody& body : FindFunctionBodies(tokens, contents)) {
-    if (body.begin < covered || body.end > contents.size() || body.end < body.begin + 2) continue;
+    if (body.begin < covered) continue;
     covered = body.end;
     auto name = std::lower_bound(readable.begin(), readable.end(), body.begin + 1);
-    if (name != readable.end() && *name + 1 < body.end) continue;
-    // A directive inside would lose its partner outside; keep such bodies whole.
-    bool directive = false;
-    auto it = std::lower_bound(tokens.begin(), tokens.end(), body.begin + 1,
-                               [](const Token& t, size_t offset) { return t.begin < offset; });
-    for (; it != tokens.end() && it->end < body.end && !directive; ++it) {
-      directive = it->kind == Token::Kind::kPunctuation && it->Spelling(contents) == "#";
-    }
-    if (directive) continue;
-    for (size_t i = body.begin + 1; i + 1 < body.end; ++i) {
-      if (out[i] != '\n' && out[i] != '\r') out[i] = ' ';
-    }
+    if (name == readable.end() || *name + 1 >= body.end) irrelevant.push_back({body.begin, body.end});
   }
-  return out;
+  return BlankBodies(contents, tokens, irrelevant);
 }
 
 }  // namespace archpatch::cuda

@@ -35,8 +35,8 @@ std::vector<size_t> ReadableCapabilityNames(std::string_view contents, const std
 std::vector<size_t> ReadableCapabilityNames(const runtime_detail::View& view, const std::vector<Token>& tokens);
 
 // The file's bytes with the body of every function that holds none of `readable` (as
-// ReadableCapabilityNames gives them) and no directive blanked (spaces; newlines kept, so every
-// offset and line stays): clang then parses only what can hold a gate.
+// ReadableCapabilityNames gives them) blanked, its directive lines aside (cuda/blank_bodies.h):
+// clang then parses only what can hold a gate.
 std::string BlankIrrelevantBodies(std::string_view contents, const std::vector<Token>& tokens,
                                   const std::vector<size_t>& readable);
 

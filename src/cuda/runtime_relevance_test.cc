@@ -157,5 +157,20 @@ TEST(RuntimeRelevance, BodiesWithOnlyUnreadNamesAreBlanked) {
   ExpectSameAsParsed(text);
 }
 
+TEST(RuntimeRelevance, BodiesWithDirectivesAreBlankedAroundThem) {
+  // The kernel's #if and its #define stay for the preprocessor; its code goes.
+  const std::string text =
+      "__global__ void Kernel(float* out) {\n#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900\n"
+      "  asm volatile(\"griddepcontrol.wait;\");\n#define FAST 1\n#else\n#define FAST 0\n#endif\n}\n"
+      "bool Supported(int major) { if (major < 9 || !FAST) return false; return true; }\n";
+  const std::vector<Token> tokens = Lex(text);
+  const std::string reduced = BlankIrrelevantBodies(text, tokens, ReadableCapabilityNames(text, tokens));
+  EXPECT_EQ(reduced.find("griddepcontrol"), std::string::npos);
+  EXPECT_NE(reduced.find("#define FAST 1\n#else\n#define FAST 0\n#endif\n}"), std::string::npos);
+  EXPECT_NE(reduced.find("if (major < 9 || !FAST) return false;"), std::string::npos);
+  EXPECT_NE(Report(text, RuntimeParse::kWhereReadable), "");
+  ExpectSameAsParsed(text);
+}
+
 }  // namespace
 }  // namespace archpatch::cuda

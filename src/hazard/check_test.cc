@@ -150,6 +150,33 @@ __global__ void k(float* out) {
   EXPECT_TRUE(h.empty_kernels.empty());
 }
 
+// Each arch's parse reads the file with the bodies of its other functions blanked, their
+// directive lines kept: a helper's chains and #defines still reach the kernel.
+TEST(EmptyKernel, HelpersWithDirectivesBesideTheKernelLeaveItsVerdicts) {
+  FileHazards h = CheckText(R"(
+__device__ void helper(float* out) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  out[1] = 2.f;
+#define STORE_FIRST(o) o[0] = 1.f
+#else
+#define STORE_FIRST(o)
+#endif
+}
+__global__ void k(float* out) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900 && __CUDA_ARCH__ < 1200
+  STORE_FIRST(out);
+  helper(out);
+#endif
+}
+)");
+  ASSERT_EQ(h.empty_kernels.size(), 1u);
+  const Finding& f = h.empty_kernels[0];
+  EXPECT_EQ(f.text, "k");
+  EXPECT_EQ(f.VerdictFor("sm_120"), Tri::kFalse);
+  EXPECT_EQ(f.VerdictFor("sm_90"), Tri::kTrue);
+  EXPECT_EQ(f.VerdictFor("sm_100a"), Tri::kTrue);
+}
+
 // CUTLASS's sm90 kernels gate their whole body on the feature macro and call into collective
 // headers for the wgmma: the block alone looks clean, and is not known to be safe.
 TEST(Classify, AChainOnAnArchSpecificFeatureMacroIsNotKnownToBeSafe) {

@@ -4,9 +4,12 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <optional>
 #include <set>
 
 #include <spdlog/spdlog.h>
+
+#include "cuda/blank_bodies.h"
 
 namespace archpatch::hazard {
 namespace {
@@ -61,16 +64,32 @@ const FunctionDef* FindKernel(const ParsedSource& parse, const FunctionDef& kern
   return nullptr;
 }
 
+// The host parse's bodies of the functions that are no kernel: an arch's parse looks only into
+// kernels, so it parses the file with those blanked (cuda/blank_bodies.h). The device functions
+// of trtllm_allreduce.cuh were most of its bytes, parsed once per arch.
+std::vector<gate::ByteSpan> NonKernelBodies(const ParsedSource& host) {
+  std::vector<gate::ByteSpan> bodies;
+  for (const FunctionDef& fn : host.functions) {
+    if (!fn.is_kernel) bodies.push_back({fn.body_begin, fn.body_end});
+  }
+  std::sort(bodies.begin(), bodies.end(), [](const gate::ByteSpan& a, const gate::ByteSpan& b) {
+    return a.begin != b.begin ? a.begin < b.begin : a.end > b.end;  // outer first
+  });
+  return bodies;
+}
+
 // One parse per arch, made on first use and shared by every kernel of the file.
 class ArchParses {
  public:
-  ArchParses(const std::string& path, std::string_view contents, const std::vector<arch::Arch>& arches)
-      : path_(path), contents_(contents), arches_(arches) {}
+  ArchParses(const std::string& path, std::string_view contents, const ParsedSource& host,
+             const std::vector<arch::Arch>& arches)
+      : path_(path), contents_(contents), host_(host), arches_(arches) {}
 
   const ParsedSource* Get(size_t arch_index) {
     auto it = parses_.find(arch_index);
     if (it != parses_.end()) return it->second.get();
-    Result<ParsedSource> parse = Parse(path_, contents_, DeviceDefines(arches_[arch_index]));
+    if (!kernels_only_) kernels_only_ = cuda::BlankBodies(contents_, host_.tokens, NonKernelBodies(host_));
+    Result<ParsedSource> parse = Parse(path_, *kernels_only_, DeviceDefines(arches_[arch_index]));
     std::unique_ptr<ParsedSource> owned;
     if (parse) {
       owned = std::make_unique<ParsedSource>(std::move(*parse));
@@ -83,7 +102,9 @@ class ArchParses {
  private:
   const std::string& path_;
   std::string_view contents_;
+  const ParsedSource& host_;
   const std::vector<arch::Arch>& arches_;
+  std::optional<std::string> kernels_only_;  // what the parses read: they point into it
   std::map<size_t, std::unique_ptr<ParsedSource>> parses_;
 };
 
@@ -111,7 +132,7 @@ Tri VerdictFor(ArchParses& parses, size_t arch_index, const FunctionDef& kernel)
 std::vector<KernelBody> AnalyzeKernels(const std::string& path, std::string_view contents, const ParsedSource& host,
                                        const std::vector<Branch>& branches, const std::vector<arch::Arch>& arches) {
   std::vector<KernelBody> out;
-  ArchParses parses(path, contents, arches);
+  ArchParses parses(path, contents, host, arches);
   for (const FunctionDef& kernel : host.functions) {
     if (!kernel.is_kernel) continue;
     KernelBody k{kernel.name, kernel.line, kernel.column, kernel.body_begin, kernel.body_end, {}, {}};
