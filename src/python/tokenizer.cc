@@ -8,6 +8,7 @@
 
 #include <fmt/format.h>
 
+#include "util/byte_set.h"
 #include "util/identifier.h"
 
 namespace archpatch::python {
@@ -19,13 +20,6 @@ bool IsNameStart(unsigned char c) { return IsIdentifierStart(static_cast<char>(c
 bool IsNameChar(unsigned char c) { return IsIdentifierChar(static_cast<char>(c)) || c >= 0x80; }
 constexpr bool IsQuote(char c) { return c == '\'' || c == '"'; }
 
-using ByteSet = std::array<bool, 256>;
-template <typename Pred>
-constexpr ByteSet BytesWhere(Pred pred) {
-  ByteSet set{};
-  for (int c = 0; c < 256; ++c) set[c] = pred(static_cast<unsigned char>(c));
-  return set;
-}
 const ByteSet kNameBytes = BytesWhere(IsNameChar);
 constexpr ByteSet kBlankBytes = BytesWhere([](unsigned char c) { return c == ' ' || c == '\t' || c == '\f'; });
 constexpr ByteSet kCommentBytes = BytesWhere([](unsigned char c) { return c != '\n' && c != '\r'; });
@@ -83,21 +77,7 @@ class Lexer {
     return false;
   }
 
-  // The end of the run of `set` bytes from `p`. It reads through locals: with members the loop
-  // would reload them after every byte, as a char may alias them.
-  size_t RunEnd(size_t p, const ByteSet& set) const {
-    const char* const s = src_.data();
-    const size_t n = src_.size();
-    auto in = [&](size_t at) { return set[static_cast<unsigned char>(s[at])]; };
-    for (; p + 4 <= n; p += 4) {  // one bounds check for four bytes: the runs are most of the file
-      if (!in(p)) return p;
-      if (!in(p + 1)) return p + 1;
-      if (!in(p + 2)) return p + 2;
-      if (!in(p + 3)) return p + 3;
-    }
-    while (p < n && in(p)) ++p;
-    return p;
-  }
+  size_t RunEnd(size_t p, const ByteSet& set) const { return archpatch::RunEnd(src_, p, set); }
 
   size_t NewlineLength(size_t p) const {
     if (p >= src_.size()) return 0;

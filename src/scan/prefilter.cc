@@ -7,6 +7,7 @@
 #include "cuda/directives.h"
 #include "cuda/runtime_gates.h"
 #include "cuda/tokens.h"
+#include "util/byte_set.h"
 
 namespace archpatch::scan {
 namespace {
@@ -20,17 +21,15 @@ bool Contains(std::string_view haystack, std::string_view needle) {
   return memmem(haystack.data(), haystack.size(), needle.data(), needle.size()) != nullptr;
 }
 
+constexpr bool IsIdentByte(unsigned char c) {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
+}
 struct CharTable {
-  std::array<bool, 256> ident{};
-  std::array<bool, 256> passed{};  // neither an identifier's byte nor one a skip starts at
-  CharTable() {
-    for (int c = 0; c < 256; ++c) {
-      ident[c] = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
-      passed[c] = !ident[c] && c != '#' && c != '/' && c != '"';
-    }
-  }
+  ByteSet ident = BytesWhere(IsIdentByte);
+  // Neither an identifier's byte nor one a skip starts at.
+  ByteSet passed = BytesWhere([](unsigned char c) { return !IsIdentByte(c) && c != '#' && c != '/' && c != '"'; });
 };
-const CharTable kChars;
+constexpr CharTable kChars;
 
 // The letters a capability name can start and end with, `_` aside and in either case (the normal
 // form IsCapabilityName compares drops `_` and lowers letters; an `m` may lead, mSM): a test of two
@@ -242,7 +241,7 @@ cuda::GateKinds Prefilter::Check(std::string_view s) const {
   const bool skip_comments = !literals.off();
   size_t i = 0;
   while (i < n) {
-    while (i < n && kChars.passed[p[i]]) ++i;  // blanks and punctuation, in one tight loop
+    i = RunEnd(s, i, kChars.passed);  // blanks and punctuation
     if (i == n) break;
     if (!kChars.ident[p[i]]) {
       // Skips go to the newline that ends what they skip.
@@ -263,7 +262,7 @@ cuda::GateKinds Prefilter::Check(std::string_view s) const {
       continue;
     }
     const size_t start = i;
-    while (i < n && kChars.ident[p[i]]) ++i;
+    i = RunEnd(s, i, kChars.ident);
     std::string_view id = s.substr(start, i - start);
     if ((p[start] == '_' || p[start] == 'N') && id.size() >= 10) {
       if (!kinds.directives && IsArchName(id)) kinds.directives = true;
