@@ -11,7 +11,11 @@ mostly measures the other jobs.
   rg -c              rg -c __CUDA_ARCH PATH...  (finds the lines, understands nothing)
   unifdef loop       unifdef -s FILE, one process per C/C++ file (a preprocessor-aware reader)
 
-usage: tree_bench.py [--archpatch BIN] [--runs N] [--label TEXT] [--no-unifdef] PATH...
+With --each, each PATH is also measured alone (archpatch and rg only): the ratio of trees
+together is weighted by rg's bytes, and a tree of large files archpatch passes over cheaply
+(CUTLASS's tests and tools) makes it look better than the source trees users audit alone.
+
+usage: tree_bench.py [--archpatch BIN] [--runs N] [--label TEXT] [--no-unifdef] [--each] PATH...
 """
 import argparse
 import os
@@ -67,19 +71,26 @@ def main():
     ap.add_argument("--label", default="")
     ap.add_argument("--pattern", default="__CUDA_ARCH", help="what rg counts")
     ap.add_argument("--no-unifdef", action="store_true")
+    ap.add_argument("--each", action="store_true", help="also measure each PATH alone")
     ap.add_argument("paths", nargs="+")
     args = ap.parse_args()
     if not shutil.which("rg"):
         sys.exit("tree_bench: rg (ripgrep) is needed for the comparison")
-    files, size = tree_files(args.paths)
+    bench(args.paths, args, args.label, unifdef=not args.no_unifdef)
+    if args.each and len(args.paths) > 1:
+        for path in args.paths:
+            bench([path], args, "alone", unifdef=False, hazards=False)
+
+
+def bench(paths, args, label, unifdef, hazards=True):
+    files, size = tree_files(paths)
     cuda = [f for f in files if f.endswith(CUDA_EXTENSIONS)]
     audit = [args.archpatch, "audit", "--arch", "sm_120", "--json"]
-    tools = [
-        ("archpatch", audit + args.paths, None),
-        ("archpatch -H", audit + ["--no-hazards"] + args.paths, None),
-        (f"rg -c {args.pattern}", ["rg", "-c", args.pattern] + args.paths, None),
-    ]
-    if not args.no_unifdef and shutil.which("unifdef"):
+    tools = [("archpatch", audit + paths, None)]
+    if hazards:
+        tools.append(("archpatch -H", audit + ["--no-hazards"] + paths, None))
+    tools.append((f"rg -c {args.pattern}", ["rg", "-c", args.pattern] + paths, None))
+    if unifdef and shutil.which("unifdef"):
         listing = "".join(f + "\0" for f in cuda).encode()
         tools.append(("unifdef loop", ["xargs", "-0", "-n1", "unifdef", "-s"], listing))
     # archpatch: 0 or 1 (findings); rg: 0 or 1 (no match); unifdef's exit status says nothing here.
@@ -88,13 +99,12 @@ def main():
         measure(cmd, 1, stdin, check(name))
     results = [(name, measure(cmd, args.runs, stdin, check(name))) for name, cmd, stdin in tools]
     rg = next(r for name, r in results if name.startswith("rg"))
-    label = f"{args.label}: " if args.label else ""
-    print(f"{label}{len(files)} files ({len(cuda)} C/C++), {size / 1e6:.1f} MB: {' '.join(args.paths)}")
+    label = f"{label}: " if label else ""
+    print(f"{label}{len(files)} files ({len(cuda)} C/C++), {size / 1e6:.1f} MB: {' '.join(paths)}")
     print(f"  {'tool':<22} {'wall s':>8} {'CPU s':>8} {'RSS MB':>8} {'wall/rg':>8} {'CPU/rg':>8}")
     for name, (wall, cpu, rss) in results:
         print(f"  {name:<22} {wall:>8.3f} {cpu:>8.3f} {rss / 1e6:>8.1f} {wall / rg[0]:>8.1f} "
               f"{cpu / max(rg[1], 1e-3):>8.1f}")
-
 
 if __name__ == "__main__":
     main()
