@@ -189,9 +189,10 @@ Result<FileHazards> CheckSource(const std::string& path, const ParsedSource& sou
   if (std::none_of(quick.begin(), quick.end(), [&](const KernelBody& k) { return EmptyOnTargetOnly(k, target); })) {
     return out;
   }
-  Result<ParsedSource> host = Parse(path, contents);
+  const std::string kernels = HostParseBytes(contents, source);
+  Result<ParsedSource> host = Parse(path, kernels);
   if (!host) return host.error();
-  for (const KernelBody& k : AnalyzeKernels(path, contents, *host, branches, o.arches)) {
+  for (const KernelBody& k : AnalyzeKernels(path, kernels, *host, branches, o.arches)) {
     if (EmptyOnTargetOnly(k, target)) out.empty_kernels.push_back(EmptyKernelFinding(path, k, branches, out.gates, o));
   }
   return out;

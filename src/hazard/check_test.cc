@@ -3,6 +3,7 @@
 //   // expect: widen-unsafe sm_120 FEATURE      on a gate's line (also widen-safe, unknown)
 // Every finding must be expected and every expectation found.
 #include "hazard/check.h"
+#include "hazard/empty_kernel.h"
 #include "report/finding.h"
 
 #include <filesystem>
@@ -175,6 +176,26 @@ __global__ void k(float* out) {
   EXPECT_EQ(f.VerdictFor("sm_120"), Tri::kFalse);
   EXPECT_EQ(f.VerdictFor("sm_90"), Tri::kTrue);
   EXPECT_EQ(f.VerdictFor("sm_100a"), Tri::kTrue);
+}
+
+TEST(EmptyKernel, TheHostParseReadsOnlyTheBodiesThatHoldABranch) {
+  const std::string text =
+      "__device__ float helper(float x) { return x * 2.f; }\n"
+      "__global__ void plain(float* out) { out[0] = helper(1.f); }\n"
+      "__global__ void gated(float* out) {\n"
+      "  auto store = [&](float v) { out[0] = v; };\n"
+      "#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900\n"
+      "  store(1.f);\n"
+      "#endif\n"
+      "}\n";
+  const std::string host = HostParseBytes(text, LexSource(text));
+  ASSERT_EQ(host.size(), text.size());
+  EXPECT_EQ(host.find("return x * 2.f;"), std::string::npos);
+  EXPECT_EQ(host.find("out[0] = helper"), std::string::npos);
+  EXPECT_NE(host.find("__global__ void plain(float* out) {"), std::string::npos);
+  // The gated kernel stays whole, the lambda inside it too.
+  const size_t gated = text.find("__global__ void gated");
+  EXPECT_EQ(host.substr(gated), text.substr(gated));
 }
 
 // CUTLASS's sm90 kernels gate their whole body on the feature macro and call into collective

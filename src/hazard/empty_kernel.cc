@@ -129,6 +129,27 @@ Tri VerdictFor(ArchParses& parses, size_t arch_index, const FunctionDef& kernel)
 
 }  // namespace
 
+std::string HostParseBytes(std::string_view contents, const ParsedSource& source) {
+  std::vector<gate::ByteSpan> bodies;
+  for (const FunctionDef& fn : source.functions) bodies.push_back({fn.body_begin, fn.body_end});
+  std::sort(bodies.begin(), bodies.end(), [](const gate::ByteSpan& a, const gate::ByteSpan& b) {
+    return a.begin != b.begin ? a.begin < b.begin : a.end > b.end;  // outer first
+  });
+  std::vector<gate::ByteSpan> plain;
+  size_t covered = 0;  // a body inside a kept one stays: it is a kernel's code
+  for (const gate::ByteSpan& body : bodies) {
+    if (body.begin < covered) continue;
+    covered = body.end;
+    bool directive = false;
+    for (size_t i = FirstTokenAt(source.tokens, body.begin); i < source.tokens.size() && !directive; ++i) {
+      if (source.tokens[i].begin >= body.end) break;
+      directive = source.on_directive[i];
+    }
+    if (!directive) plain.push_back(body);
+  }
+  return cuda::BlankBodies(contents, source.tokens, plain);
+}
+
 std::vector<KernelBody> AnalyzeKernels(const std::string& path, std::string_view contents, const ParsedSource& host,
                                        const std::vector<Branch>& branches, const std::vector<arch::Arch>& arches) {
   std::vector<KernelBody> out;

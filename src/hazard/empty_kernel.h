@@ -34,6 +34,12 @@ struct KernelBody {
 std::vector<KernelBody> AnalyzeKernels(const std::string& path, std::string_view contents, const ParsedSource& host,
                                        const std::vector<Branch>& branches, const std::vector<arch::Arch>& arches);
 
+// What the host parse for AnalyzeKernels reads: `contents` with every outermost function body that
+// holds no directive blanked (cuda/blank_bodies.h). A kernel without a branch in its body is
+// skipped, whatever else it holds, and no other function matters to the check. `source` as
+// FromScan or LexSource give it.
+std::string HostParseBytes(std::string_view contents, const ParsedSource& source);
+
 // The same verdicts from tokens alone (no parse, for every file of an audit): a kernel has code on
 // an arch when a surviving statement of its body is neither a declaration nor a return (read from
 // its first tokens). `source` may come from LexSource. Findings are confirmed with AnalyzeKernels.
