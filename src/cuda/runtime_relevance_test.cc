@@ -38,6 +38,12 @@ void ExpectSameAsParsed(const std::string& text) {
 
 using Names = std::vector<std::string>;
 
+// What libclang parses of the file.
+std::string Reduced(const std::string& text) {
+  const std::vector<Token> tokens = Lex(text);
+  return BlankIrrelevantBodies(text, tokens, ReadableCapabilityNames(text, tokens));
+}
+
 TEST(RuntimeRelevance, CutlassScopesTypesAndTemplateArgumentsNeedNoParse) {
   const std::string text = R"(namespace cutlass { namespace arch {
 struct Sm90 { static constexpr int kMinComputeCapability = 90; };
@@ -149,8 +155,7 @@ TEST(RuntimeRelevance, BodiesWithOnlyUnreadNamesAreBlanked) {
   const std::string text =
       "__global__ void Kernel() { cutlass::arch::launch_dependent_grids(); }\n"
       "bool Supported(int major) { if (major < 9) return false; return true; }\n";
-  const std::vector<Token> tokens = Lex(text);
-  const std::string reduced = BlankIrrelevantBodies(text, tokens, ReadableCapabilityNames(text, tokens));
+  const std::string reduced = Reduced(text);
   EXPECT_EQ(reduced.size(), text.size());
   EXPECT_EQ(reduced.find("launch_dependent_grids"), std::string::npos);
   EXPECT_NE(reduced.find("if (major < 9) return false;"), std::string::npos);
@@ -163,8 +168,7 @@ TEST(RuntimeRelevance, BodiesWithDirectivesAreBlankedAroundThem) {
       "__global__ void Kernel(float* out) {\n#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900\n"
       "  asm volatile(\"griddepcontrol.wait;\");\n#define FAST 1\n#else\n#define FAST 0\n#endif\n}\n"
       "bool Supported(int major) { if (major < 9 || !FAST) return false; return true; }\n";
-  const std::vector<Token> tokens = Lex(text);
-  const std::string reduced = BlankIrrelevantBodies(text, tokens, ReadableCapabilityNames(text, tokens));
+  const std::string reduced = Reduced(text);
   EXPECT_EQ(reduced.find("griddepcontrol"), std::string::npos);
   EXPECT_NE(reduced.find("#define FAST 1\n#else\n#define FAST 0\n#endif\n}"), std::string::npos);
   EXPECT_NE(reduced.find("if (major < 9 || !FAST) return false;"), std::string::npos);
