@@ -64,16 +64,15 @@ const FunctionDef* FindKernel(const ParsedSource& parse, const FunctionDef& kern
   return nullptr;
 }
 
-// The host parse's bodies of the functions that are no kernel: an arch's parse looks only into
-// kernels, so it parses the file with those blanked (cuda/blank_bodies.h). The device functions
-// of trtllm_allreduce.cuh were most of its bytes, parsed once per arch.
-std::vector<gate::ByteSpan> NonKernelBodies(const ParsedSource& host) {
+// The bodies of the parse's functions, outer first (as cuda::BlankBodies takes them); without
+// `kernels`, those of the kernels left out.
+std::vector<gate::ByteSpan> BodiesOuterFirst(const ParsedSource& parse, bool kernels) {
   std::vector<gate::ByteSpan> bodies;
-  for (const FunctionDef& fn : host.functions) {
-    if (!fn.is_kernel) bodies.push_back({fn.body_begin, fn.body_end});
+  for (const FunctionDef& fn : parse.functions) {
+    if (kernels || !fn.is_kernel) bodies.push_back({fn.body_begin, fn.body_end});
   }
   std::sort(bodies.begin(), bodies.end(), [](const gate::ByteSpan& a, const gate::ByteSpan& b) {
-    return a.begin != b.begin ? a.begin < b.begin : a.end > b.end;  // outer first
+    return a.begin != b.begin ? a.begin < b.begin : a.end > b.end;
   });
   return bodies;
 }
@@ -88,7 +87,11 @@ class ArchParses {
   const ParsedSource* Get(size_t arch_index) {
     auto it = parses_.find(arch_index);
     if (it != parses_.end()) return it->second.get();
-    if (!kernels_only_) kernels_only_ = cuda::BlankBodies(contents_, host_.tokens, NonKernelBodies(host_));
+    // An arch's parse looks only into kernels: the other functions' bodies are blanked (the
+    // device functions of trtllm_allreduce.cuh were most of its bytes, parsed once per arch).
+    if (!kernels_only_) {
+      kernels_only_ = cuda::BlankBodies(contents_, host_.tokens, BodiesOuterFirst(host_, /*kernels=*/false));
+    }
     Result<ParsedSource> parse = Parse(path_, *kernels_only_, DeviceDefines(arches_[arch_index]));
     std::unique_ptr<ParsedSource> owned;
     if (parse) {
@@ -130,14 +133,9 @@ Tri VerdictFor(ArchParses& parses, size_t arch_index, const FunctionDef& kernel)
 }  // namespace
 
 std::string HostParseBytes(std::string_view contents, const ParsedSource& source) {
-  std::vector<gate::ByteSpan> bodies;
-  for (const FunctionDef& fn : source.functions) bodies.push_back({fn.body_begin, fn.body_end});
-  std::sort(bodies.begin(), bodies.end(), [](const gate::ByteSpan& a, const gate::ByteSpan& b) {
-    return a.begin != b.begin ? a.begin < b.begin : a.end > b.end;  // outer first
-  });
   std::vector<gate::ByteSpan> plain;
-  size_t covered = 0;  // a body inside a kept one stays: it is a kernel's code
-  for (const gate::ByteSpan& body : bodies) {
+  size_t covered = 0;  // a body inside one that holds a directive stays: it may be a kernel's code
+  for (const gate::ByteSpan& body : BodiesOuterFirst(source, /*kernels=*/true)) {
     if (body.begin < covered) continue;
     covered = body.end;
     bool directive = false;
