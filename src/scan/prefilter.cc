@@ -8,6 +8,7 @@
 #include "cuda/runtime_gates.h"
 #include "cuda/tokens.h"
 #include "util/byte_set.h"
+#include "util/identifier.h"
 
 namespace archpatch::scan {
 namespace {
@@ -21,9 +22,7 @@ bool Contains(std::string_view haystack, std::string_view needle) {
   return memmem(haystack.data(), haystack.size(), needle.data(), needle.size()) != nullptr;
 }
 
-constexpr bool IsIdentByte(unsigned char c) {
-  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
-}
+constexpr bool IsIdentByte(unsigned char c) { return IsIdentifierChar(static_cast<char>(c)); }
 struct CharTable {
   ByteSet ident = BytesWhere(IsIdentByte);
   // Neither an identifier's byte nor one a skip starts at.

@@ -23,10 +23,10 @@ inline constexpr std::array<unsigned char, 256> kClass = [] {
 }();
 }  // namespace identifier_detail
 
-inline bool IsIdentifierStart(char c) {
+constexpr bool IsIdentifierStart(char c) {
   return identifier_detail::kClass[static_cast<unsigned char>(c)] & identifier_detail::kStart;
 }
-inline bool IsIdentifierChar(char c) {
+constexpr bool IsIdentifierChar(char c) {
   return identifier_detail::kClass[static_cast<unsigned char>(c)] & identifier_detail::kChar;
 }
 
