@@ -85,8 +85,8 @@ Result<KnownUnsafe> ParseEntry(const YamlReader& r, const YAML::Node& node) {
 
 bool SameChip(const arch::Arch& a, const arch::Arch& b) { return a.major == b.major && a.minor == b.minor; }
 
-bool PlaceCovers(const UnsafePlace& place, const GateView& gate) {
-  if (!EditFileMatches(place.file, std::string(gate.file))) return false;
+bool PlaceCovers(const UnsafePlace& place, const GateView& gate, FileGlobMatcher& globs) {
+  if (!globs.Matches(place.file, gate.file)) return false;
   if (!place.scope.empty() && !ScopeInside(gate.scope, place.scope)) return false;
   return place.text.empty() || gate.text.find(place.text) != std::string_view::npos;
 }
@@ -140,13 +140,19 @@ const Result<std::vector<KnownUnsafe>>& ShippedKnownUnsafe() {
 
 const KnownUnsafe* MatchKnownUnsafe(const std::vector<KnownUnsafe>& list, const GateView& gate,
                                     const arch::Arch& target, std::string_view distribution) {
+  FileGlobMatcher globs;
+  return MatchKnownUnsafe(list, gate, target, distribution, globs);
+}
+
+const KnownUnsafe* MatchKnownUnsafe(const std::vector<KnownUnsafe>& list, const GateView& gate,
+                                    const arch::Arch& target, std::string_view distribution, FileGlobMatcher& globs) {
   for (const KnownUnsafe& entry : list) {
     if (!distribution.empty() && !entry.distribution.empty() && entry.distribution != distribution) continue;
     if (std::none_of(entry.targets.begin(), entry.targets.end(),
                      [&](const arch::Arch& a) { return SameChip(a, target); }))
       continue;
     if (std::any_of(entry.places.begin(), entry.places.end(),
-                    [&](const UnsafePlace& p) { return PlaceCovers(p, gate); })) {
+                    [&](const UnsafePlace& p) { return PlaceCovers(p, gate, globs); })) {
       return &entry;
     }
   }
@@ -156,12 +162,13 @@ const KnownUnsafe* MatchKnownUnsafe(const std::vector<KnownUnsafe>& list, const 
 void MarkKnownUnsafe(std::vector<gate::Group>& groups, const std::vector<Finding>& findings,
                      const std::vector<KnownUnsafe>& list, const arch::Arch& target) {
   if (list.empty()) return;
+  FileGlobMatcher globs;
   for (gate::Group& g : groups) {
     std::vector<size_t> members = {g.root};
     members.insert(members.end(), g.places.begin(), g.places.end());
     for (size_t i : members) {
       const Finding& f = findings[i];
-      const KnownUnsafe* entry = MatchKnownUnsafe(list, {f.file, f.scope, f.text}, target);
+      const KnownUnsafe* entry = MatchKnownUnsafe(list, {f.file, f.scope, f.text}, target, "", globs);
       if (!entry) continue;
       g.known_unsafe = gate::KnownUnsafeMark{entry->id, entry->what, entry->because, entry->reported};
       g.widen = gate::WidenSafety::kUnsafe;

@@ -12,6 +12,7 @@
 #include "arch/arch.h"
 #include "gate/finding.h"
 #include "gate/group.h"
+#include "plan/rule_coverage.h"
 #include "util/result.h"
 
 namespace archpatch::plan {
@@ -52,6 +53,9 @@ const Result<std::vector<KnownUnsafe>>& ShippedKnownUnsafe();
 // `distribution` (normalised) when the caller knows it ("" = unknown: not checked). nullptr: none.
 const KnownUnsafe* MatchKnownUnsafe(const std::vector<KnownUnsafe>& list, const GateView& gate,
                                     const arch::Arch& target, std::string_view distribution = "");
+// The same, with the file globs' answers kept in `globs` across calls.
+const KnownUnsafe* MatchKnownUnsafe(const std::vector<KnownUnsafe>& list, const GateView& gate,
+                                    const arch::Arch& target, std::string_view distribution, FileGlobMatcher& globs);
 
 // "do not widen: WHAT, because BECAUSE" — the words audit and apply print.
 std::string DoNotWiden(const KnownUnsafe& entry);

@@ -61,6 +61,13 @@ bool EditFileMatches(const std::string& glob, const std::string& file) {
   return false;
 }
 
+bool FileGlobMatcher::Matches(const std::string& glob, std::string_view file) {
+  std::map<std::string, bool, std::less<>>& files = known_[glob];
+  auto it = files.find(file);
+  if (it == files.end()) it = files.emplace(std::string(file), EditFileMatches(glob, std::string(file))).first;
+  return it->second;
+}
+
 namespace {
 
 // Where each (edit, file) pair a root's file matches places its gates, nullopt when the file
@@ -101,12 +108,13 @@ std::vector<std::vector<std::string>> CoveringRules(const std::vector<rules::Rul
                                                     int jobs) {
   // Each edit located once per file: a file's findings share its places (was once per finding).
   std::map<std::string, EditsOfFile> by_file;
+  FileGlobMatcher globs;
   for (size_t w : which) {
     const std::string& file = findings[w].file;
     for (const rules::Rule& rule : rules) {
       if (!Targets(rule, target)) continue;
       for (const rules::Edit& edit : rule.edits) {
-        if (!EditFileMatches(edit.file, file)) continue;
+        if (!globs.Matches(edit.file, file)) continue;
         EditsOfFile& edits = by_file[file];
         if (std::none_of(edits.begin(), edits.end(), [&](const auto& e) { return e.first == &edit; })) {
           edits.emplace_back(&edit, &rule);

@@ -17,6 +17,19 @@ TEST(RuleCoverage, FileGlobsMatchAtPathBoundaries) {
   EXPECT_FALSE(EditFileMatches("flashinfer/*.py", "flashinfer/jit/comm.py"));
 }
 
+// The matcher keeps each answer under its glob and its file both: the same glob answers for
+// another file anew, and the same file for another glob.
+TEST(RuleCoverage, TheGlobMatcherAnswersEachPairAsEditFileMatches) {
+  FileGlobMatcher globs;
+  const std::string comm = "flashinfer/jit/comm.py", any = "flashinfer/*.py";
+  for (int round = 0; round < 2; ++round) {
+    EXPECT_TRUE(globs.Matches(comm, "/x/flashinfer/jit/comm.py"));
+    EXPECT_FALSE(globs.Matches(comm, "/x/flashinfer/jit/core.py"));
+    EXPECT_FALSE(globs.Matches(any, "/x/flashinfer/jit/comm.py"));
+    EXPECT_TRUE(globs.Matches(any, "/x/flashinfer/gemm.py"));
+  }
+}
+
 TEST(RuleCoverage, TheExampleRuleCoversTheGateItEditsOnly) {
   const std::string root = std::string(ARCHPATCH_SOURCE_DIR) + "/examples/minipkg";
   Result<rules::Rule> rule = rules::LoadRuleFile(root + "/rules/minifi-allreduce.yaml");
