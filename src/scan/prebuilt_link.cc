@@ -8,6 +8,7 @@
 #include "gate/prebuilt.h"
 #include "python/syntax.h"
 #include "python/tokenizer.h"
+#include "util/contains.h"
 #include "util/input_file.h"
 #include "util/parallel.h"
 
@@ -56,14 +57,13 @@ ModuleCalls ReadCalls(const std::string& file, std::string_view source) {
   Result<std::vector<python::Token>> tokens = python::Tokenize(file, source);
   if (!tokens) return out;
   const python::TokenStream ts = python::MakeStream(source, std::move(*tokens));
+  // The lines of a scope share its names (python::Scope): each scope's name is made once.
+  std::map<const std::vector<std::string>*, std::string> names;
   for (const python::LogicalLine& line : python::SplitLines(ts)) {
     if (line.scope.empty() || line.first >= line.last) continue;
-    CallLine c{ts.tokens[line.first].begin,
-               ts.tokens[line.last - 1].end,
-               line.depth,
-               python::ScopeName(line.scope),
-               {},
-               false};
+    auto name = names.find(&line.scope.names());
+    if (name == names.end()) name = names.emplace(&line.scope.names(), python::ScopeName(line.scope)).first;
+    CallLine c{ts.tokens[line.first].begin, ts.tokens[line.last - 1].end, line.depth, name->second, {}, false};
     for (std::string_view kw : {"if", "elif", "else", "while"}) c.opens_arm = c.opens_arm || ts.Is(line.first, kw);
     for (size_t i = line.first; i + 1 < line.last; ++i) {
       if (!ts.IsName(i) || !ts.Is(i + 1, "(")) continue;
@@ -168,7 +168,7 @@ bool NamesALoader(std::string_view source, const std::string& file, const Artifa
     if (SameFile(l.file, file)) return true;
   }
   return std::any_of(index.loaders_by_name.begin(), index.loaders_by_name.end(),
-                     [&](const auto& entry) { return source.find(entry.first) != std::string_view::npos; });
+                     [&](const auto& entry) { return Contains(source, entry.first); });
 }
 
 void LinkOneFile(const std::vector<Finding*>& findings, const std::string& file, std::string_view source,

@@ -1,13 +1,13 @@
 #include "scan/prefilter.h"
 
 #include <array>
-#include <cstring>
 
 #include "cuda/cxx_keywords.h"
 #include "cuda/directives.h"
 #include "cuda/runtime_gates.h"
 #include "cuda/tokens.h"
 #include "util/byte_set.h"
+#include "util/contains.h"
 #include "util/identifier.h"
 
 namespace archpatch::scan {
@@ -17,10 +17,6 @@ constexpr std::string_view kArchPrefixes[] = {"__CUDA_ARCH", "NV_PROVIDES_SM_", 
                                               "_NV_TARGET_", "__NV_PROVIDES_SM_", "__NV_IS_EXACTLY_SM_"};
 constexpr std::string_view kArchNames[] = {"NV_IS_DEVICE", "NV_IS_HOST", "NV_ANY_TARGET", "NV_NO_TARGET"};
 constexpr std::string_view kNvTargetNames[] = {"NV_IF_TARGET", "NV_IF_ELSE_TARGET", "NV_DISPATCH_TARGET"};
-
-bool Contains(std::string_view haystack, std::string_view needle) {
-  return memmem(haystack.data(), haystack.size(), needle.data(), needle.size()) != nullptr;
-}
 
 constexpr bool IsIdentByte(unsigned char c) { return IsIdentifierChar(static_cast<char>(c)); }
 struct CharTable {
