@@ -1,5 +1,7 @@
 #include "cuda/header_constants.h"
 
+#include <algorithm>
+#include <atomic>
 #include <charconv>
 #include <filesystem>
 #include <fstream>
@@ -9,6 +11,8 @@
 #include <sstream>
 #include <unordered_map>
 
+#include "cuda/directive_lines.h"
+#include "util/identifier.h"
 #include "util/input_file.h"
 
 namespace archpatch::cuda {
@@ -29,10 +33,138 @@ std::optional<long long> IntegerLiteral(std::string_view text) {
   return value;
 }
 
+bool IsBlank(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f'; }
+
+// A byte the skim cannot read a name across: a splice or a universal character name ('\\'), a
+// byte of a UTF-8 character, '$' (the lexer takes all three into names).
+bool EndsTheSkim(char c) { return c == '\\' || c == '$' || static_cast<unsigned char>(c) >= 0x80; }
+
+// The names `s` may define as constants: each NAME written `NAME = [-] DIGIT`, in code, comments
+// or strings alike (a superset of ReadFileConstants' names, which lexing the file then checks).
+// `uncertain`: such a value whose name the skim cannot see for certain (a comment, a line break or
+// a splice before the `=`, a comment or a splice after it): the header may define any name.
+std::vector<std::string> NamesGivenDigits(std::string_view s, bool& uncertain) {
+  std::vector<std::string> names;
+  for (size_t eq = s.find('='); eq != std::string_view::npos; eq = s.find('=', eq + 1)) {
+    if (eq + 1 < s.size() && s[eq + 1] == '=') {  // `==`
+      ++eq;
+      continue;
+    }
+    size_t v = eq + 1;
+    while (v < s.size() && IsBlank(s[v])) ++v;
+    if (v < s.size() && s[v] == '-') ++v;
+    while (v < s.size() && IsBlank(s[v])) ++v;
+    if (v < s.size() && (s[v] == '/' || s[v] == '\\')) uncertain = true;
+    if (v >= s.size() || s[v] < '0' || s[v] > '9') continue;
+    size_t end = eq;
+    while (end > 0 && IsBlank(s[end - 1])) {
+      if (s[--end] == '\n') uncertain = true;  // a `//` comment may end the line before
+    }
+    if (end > 0 && (s[end - 1] == '/' || EndsTheSkim(s[end - 1]))) uncertain = true;  // `*/`, a splice
+    size_t begin = end;
+    while (begin > 0 && IsIdentifierChar(s[begin - 1])) --begin;
+    if (begin == end) continue;
+    if (begin > 0 && (EndsTheSkim(s[begin - 1]) || s[begin - 1] == '\n' || s[begin - 1] == '\r')) {
+      // A name that starts a line may continue one ended by a splice.
+      if (s[begin - 1] != '\n' && s[begin - 1] != '\r') uncertain = true;
+      size_t back = begin - 1;
+      while (back > 0 && (s[back - 1] == '\r' || s[back - 1] == '\n')) --back;
+      if (back > 0 && s[back - 1] == '\\') uncertain = true;
+    }
+    names.emplace_back(s.substr(begin, end - begin));
+  }
+  std::sort(names.begin(), names.end());
+  names.erase(std::unique(names.begin(), names.end()), names.end());
+  return names;
+}
+
+// `#include "..."` paths of the tokens, as written between the quotes.
+std::vector<std::string> QuotedIncludes(const std::vector<const Token*>& t, std::string_view contents) {
+  std::vector<std::string> out;
+  for (size_t i = 0; i + 2 < t.size(); ++i) {
+    if (t[i]->Spelling(contents) != "#" || t[i + 1]->Spelling(contents) != "include" ||
+        t[i + 2]->kind != Token::Kind::kLiteral)
+      continue;
+    const std::string_view quoted = t[i + 2]->Spelling(contents);
+    if (quoted.size() > 2 && quoted.front() == '"') out.emplace_back(quoted.substr(1, quoted.size() - 2));
+  }
+  return out;
+}
+
+std::vector<const Token*> CodeTokens(const std::vector<Token>& all) {
+  std::vector<const Token*> t;
+  for (const Token& tok : all) {
+    if (tok.kind != Token::Kind::kComment) t.push_back(&tok);
+  }
+  return t;
+}
+
+struct Counts {
+  std::atomic<size_t> read{0}, lexed{0};
+};
+Counts& Count() {
+  static Counts counts;
+  return counts;
+}
+
+}  // namespace
+
+// A header of some file's include closure, read once per process: its quoted includes (from its
+// directive lines alone where cuda::DirectiveLineTokens can skim them) and the names it may
+// define; its constants are lexed at the first lookup of one of those names. Most headers of a
+// closure define none of the names a file asks for: lexing each whole was a fifteenth of an audit
+// of CUTLASS's headers.
+class HeaderFacts {
+ public:
+  explicit HeaderFacts(std::string path) : path_(std::move(path)) {
+    Result<std::string> bytes = ReadInputFile(path_, kMaxSourceBytes);
+    ++Count().read;
+    if (!bytes) return;
+    const std::string& contents = *bytes;
+    if (std::optional<std::vector<Token>> lines = DirectiveLineTokens(contents)) {
+      includes = QuotedIncludes(CodeTokens(*lines), contents);
+      names_ = NamesGivenDigits(contents, any_name_);
+      return;
+    }
+    constants_ = Lex(contents);  // the skim cannot read it: the lexer at once
+    includes = constants_->includes;
+    any_name_ = true;
+  }
+
+  // Written only by the constructor: safe beside other workers' Constants().
+  bool MayDefine(std::string_view name) const {
+    return any_name_ || std::binary_search(names_.begin(), names_.end(), name);
+  }
+
+  const FileConstants& Constants() const {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (!constants_) {
+      Result<std::string> bytes = ReadInputFile(path_, kMaxSourceBytes);
+      constants_ = bytes ? Lex(*bytes) : FileConstants{};
+    }
+    return *constants_;
+  }
+
+  std::vector<std::string> includes;
+
+ private:
+  FileConstants Lex(const std::string& contents) const {
+    ++Count().lexed;
+    return ReadFileConstants(path_, contents, Tokenize(contents));
+  }
+
+  std::string path_;
+  std::vector<std::string> names_;  // sorted
+  bool any_name_ = false;           // or lexed whole by the constructor
+  mutable std::mutex mutex_;
+  mutable std::optional<FileConstants> constants_;
+};
+
+namespace {
+
 struct HeaderCache {
   std::mutex mutex;
-  std::unordered_map<std::string, std::shared_ptr<const FileConstants>> files;  // "" entry: unreadable
-  size_t read = 0;
+  std::unordered_map<std::string, std::shared_ptr<const HeaderFacts>> files;
 };
 
 HeaderCache& Cache() {
@@ -40,20 +172,15 @@ HeaderCache& Cache() {
   return cache;
 }
 
-std::shared_ptr<const FileConstants> LoadHeader(const std::string& path) {
+std::shared_ptr<const HeaderFacts> LoadHeader(const std::string& path) {
   HeaderCache& cache = Cache();
   {
     std::lock_guard<std::mutex> lock(cache.mutex);
     if (auto it = cache.files.find(path); it != cache.files.end()) return it->second;
   }
-  auto constants = std::make_shared<FileConstants>();
-  if (Result<std::string> bytes = ReadInputFile(path, kMaxSourceBytes)) {
-    const std::string& contents = *bytes;
-    *constants = ReadFileConstants(path, contents, Tokenize(contents));
-  }
+  auto facts = std::make_shared<const HeaderFacts>(path);
   std::lock_guard<std::mutex> lock(cache.mutex);
-  ++cache.read;
-  return cache.files.emplace(path, std::move(constants)).first->second;
+  return cache.files.emplace(path, std::move(facts)).first->second;
 }
 
 // `#include "a/b.h"` from dir/x.h: dir/a/b.h, then each folder above dir (the package's include
@@ -87,19 +214,12 @@ std::optional<std::string> FindInclude(const std::string& from, const std::strin
 
 FileConstants ReadFileConstants(const std::string& file, std::string_view contents, const std::vector<Token>& all) {
   FileConstants out;
-  std::vector<const Token*> t;
-  for (const Token& tok : all) {
-    if (tok.kind != Token::Kind::kComment) t.push_back(&tok);
-  }
+  const std::vector<const Token*> t = CodeTokens(all);
+  out.includes = QuotedIncludes(t, contents);
   auto text = [&](size_t i) { return i < t.size() ? t[i]->Spelling(contents) : std::string_view(); };
   LineIndex lines(contents);
   bool in_enum = false;
   for (size_t i = 0; i < t.size(); ++i) {
-    if (text(i) == "#" && text(i + 1) == "include" && t.size() > i + 2 && t[i + 2]->kind == Token::Kind::kLiteral) {
-      std::string_view quoted = text(i + 2);
-      if (quoted.size() > 2 && quoted.front() == '"') out.includes.emplace_back(quoted.substr(1, quoted.size() - 2));
-      continue;
-    }
     if (text(i) == "enum") in_enum = true;
     if (in_enum && text(i) == "}") in_enum = false;
     // NAME = INTEGER followed by ';' (constexpr/const variables) or ',' / '}' (enumerators).
@@ -135,8 +255,10 @@ std::optional<NamedConstant> ConstantLookup::Find(std::string_view name) const {
   if (auto it = own_.constants.find(name); it != own_.constants.end()) return it->second;
   if (auto it = answers_.find(name); it != answers_.end()) return it->second;
   std::optional<NamedConstant> answer;
-  for (const std::shared_ptr<const FileConstants>& header : Closure()) {
-    if (auto it = header->constants.find(name); it != header->constants.end()) {
+  for (const std::shared_ptr<const HeaderFacts>& header : Closure()) {
+    if (!header->MayDefine(name)) continue;
+    const FileConstants& constants = header->Constants();
+    if (auto it = constants.constants.find(name); it != constants.constants.end()) {
       answer = it->second;
       break;
     }
@@ -144,7 +266,7 @@ std::optional<NamedConstant> ConstantLookup::Find(std::string_view name) const {
   return answers_.emplace(std::string(name), std::move(answer)).first->second;
 }
 
-const std::vector<std::shared_ptr<const FileConstants>>& ConstantLookup::Closure() const {
+const std::vector<std::shared_ptr<const HeaderFacts>>& ConstantLookup::Closure() const {
   if (closure_) return *closure_;
   closure_.emplace();
   std::set<std::string> seen = {file_};
@@ -164,9 +286,7 @@ const std::vector<std::shared_ptr<const FileConstants>>& ConstantLookup::Closure
   return *closure_;
 }
 
-size_t HeadersRead() {
-  std::lock_guard<std::mutex> lock(Cache().mutex);
-  return Cache().read;
-}
+size_t HeadersRead() { return Count().read; }
+size_t HeadersLexed() { return Count().lexed; }
 
 }  // namespace archpatch::cuda

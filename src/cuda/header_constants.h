@@ -3,8 +3,9 @@
 // `constexpr int32_t kSM_100 = 100;` in common.h). Read from tokens: `constexpr`/`const` integer
 // variables and enumerators with an explicit integer value. A name is looked up in the file
 // itself, then in the headers it includes with `#include "..."` (transitively, depth-limited,
-// each header read and cached once per process, cycles harmless), searched from the including
-// file's folder and each folder above it. `#define` macros are src/cuda/macro_env's business.
+// cycles harmless), searched from the including file's folder and each folder above it. Each
+// header is read once per process (its includes from its directive lines) and lexed only when a
+// lookup asks for a name it may define. `#define` macros are src/cuda/macro_env's business.
 #pragma once
 
 #include <map>
@@ -33,6 +34,8 @@ struct FileConstants {
 };
 FileConstants ReadFileConstants(const std::string& file, std::string_view contents, const std::vector<Token>& tokens);
 
+class HeaderFacts;  // what the lookups keep of a header (header_constants.cc)
+
 // Lookup for one file: its own constants first, then its includes' (breadth first). The include
 // closure is walked once, at the first name the file itself does not define, and every answer is
 // kept: a file's lookups cost one walk of its closure plus one probe per header per new name.
@@ -42,15 +45,17 @@ class ConstantLookup {
   std::optional<NamedConstant> Find(std::string_view name) const;
 
  private:
-  const std::vector<std::shared_ptr<const FileConstants>>& Closure() const;
+  const std::vector<std::shared_ptr<const HeaderFacts>>& Closure() const;
 
   std::string file_;
   FileConstants own_;
-  mutable std::optional<std::vector<std::shared_ptr<const FileConstants>>> closure_;  // breadth-first order
+  mutable std::optional<std::vector<std::shared_ptr<const HeaderFacts>>> closure_;  // breadth-first order
   mutable std::map<std::string, std::optional<NamedConstant>, std::less<>> answers_;
 };
 
-// Headers read by every lookup so far (for tests and the cost figures).
+// Headers read by every lookup so far, and those of them lexed for their constants (for tests and
+// the cost figures).
 size_t HeadersRead();
+size_t HeadersLexed();
 
 }  // namespace archpatch::cuda

@@ -74,5 +74,54 @@ TEST_F(Headers, ANameNoHeaderDefinesIsUnknownAndReadsEachHeaderOnce) {
   EXPECT_EQ(HeadersRead() - before, read);
 }
 
+// A header is lexed only for a name it may define: one written `NAME = digit` in its bytes, or any
+// name when a comment, a line break or a splice hides the name or the value from the skim.
+TEST_F(Headers, AHeaderIsLexedOnlyForANameItMayDefine) {
+  Write("lazy/plain.h", "constexpr int kPlain = 1;\nint counter = 5; bool same = a == 7;\n");
+  Write("lazy/noted.h", "#include \"lazy/broken.h\"\nconstexpr int kNoted /* the SM */ = 2;\n");
+  Write("lazy/broken.h", "enum Arch {\n  kBroken // the next line holds the value\n  = 3,\n};\n");
+  Write("lazy/src/run.cu", "#include \"lazy/plain.h\"\n#include \"lazy/noted.h\"\nvoid run() {}\n");
+  const ConstantLookup lookup = Lookup("lazy/src/run.cu");
+  const size_t before = HeadersLexed();
+  ASSERT_TRUE(lookup.Find("kPlain"));  // the first header of the closure
+  EXPECT_EQ(HeadersLexed() - before, 1u);
+  EXPECT_FALSE(lookup.Find("kNowhere"));  // plain.h names no kNowhere; the others may hide one
+  EXPECT_EQ(HeadersLexed() - before, 3u);
+  ASSERT_TRUE(lookup.Find("kNoted"));
+  EXPECT_EQ(lookup.Find("kNoted")->value, 2);
+  ASSERT_TRUE(lookup.Find("kBroken"));
+  EXPECT_EQ(lookup.Find("kBroken")->value, 3);
+  EXPECT_EQ(HeadersLexed() - before, 3u);  // each lexed once
+}
+
+// Every constant the lexer reads in a header is found through the closure, whatever stands
+// between its name, its `=` and its value (one header per form: any form the skim cannot read
+// makes its header lexed for every name).
+TEST_F(Headers, TheSkimMissesNoConstantTheLexerReads) {
+  const std::vector<std::string> forms = {
+      "constexpr int kSpaced   =   -  4;\n",        "constexpr int kHex = 0x64;\n",
+      "constexpr int kCommented/**/= 5;\n",         "constexpr int kAfter = /* value */ 6;\n",
+      "constexpr int kSpliced = \\\n  7;\n",        "constexpr int kBroken\n  = 9;\n",
+      "constexpr int kLined  // a note\n  = 12;\n", "enum { kFirst = 10, kSecond = 11 };\n",
+  };
+  std::string run;
+  for (size_t k = 0; k < forms.size(); ++k) {
+    Write(fmt::format("skim/h{}.h", k), forms[k]);
+    run += fmt::format("#include \"skim/h{}.h\"\n", k);
+  }
+  Write("skim/src/run.cu", run);
+  const ConstantLookup lookup = Lookup("skim/src/run.cu");
+  size_t checked = 0;
+  for (const std::string& form : forms) {
+    for (const auto& [name, constant] : ReadFileConstants("h.h", form, Tokenize(form)).constants) {
+      std::optional<NamedConstant> found = lookup.Find(name);
+      ASSERT_TRUE(found) << name;
+      EXPECT_EQ(found->value, constant.value) << name;
+      ++checked;
+    }
+  }
+  EXPECT_EQ(checked, forms.size() + 1);
+}
+
 }  // namespace
 }  // namespace archpatch::cuda
