@@ -2,6 +2,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <sstream>
 #include <string_view>
 
@@ -105,15 +106,25 @@ std::vector<std::string> PythonLoadNames(const std::string& source) {
 void NoteNoImageBinaries(std::vector<Finding>& findings, const BinaryScan& scan,
                          const std::vector<std::string>& roots) {
   if (scan.targets.empty()) return;
+  std::vector<const FileReport*> no_image;
+  for (const FileReport& binary : scan.files) {
+    if (binary.coverage.front().status == CoverageStatus::kNoImage) no_image.push_back(&binary);
+  }
+  if (no_image.empty()) return;  // no module is read
+  // What each module loads, read once per file (an environment's module holds many findings).
+  std::map<std::string, std::vector<std::string>, std::less<>> loaded_by_file;
   for (Finding& finding : findings) {
     if (finding.kind != gate::Kind::kPythonGate) continue;
-    const std::vector<std::string> names = PythonLoadNames(ReadSource(finding.file, roots));
-    std::vector<std::string> loaded;
-    for (const FileReport& binary : scan.files) {
-      if (binary.coverage.front().status == CoverageStatus::kNoImage && Loads(names, finding.file, binary)) {
-        loaded.push_back(binary.display_path);
+    auto known = loaded_by_file.find(finding.file);
+    if (known == loaded_by_file.end()) {
+      const std::vector<std::string> names = PythonLoadNames(ReadSource(finding.file, roots));
+      std::vector<std::string> loads;
+      for (const FileReport* binary : no_image) {
+        if (Loads(names, finding.file, *binary)) loads.push_back(binary->display_path);
       }
+      known = loaded_by_file.emplace(finding.file, std::move(loads)).first;
     }
+    const std::vector<std::string>& loaded = known->second;
     if (loaded.empty()) continue;
     finding.no_image_binaries = loaded;
     finding.summary += fmt::format("{}its module loads '{}', which has no kernel image for {}: ungating will not help",

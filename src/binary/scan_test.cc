@@ -189,10 +189,11 @@ TEST_F(SitePackages, PythonGateWhoseModuleLoadsANoImageBinarySaysSo) {
   gate.kind = archpatch::gate::Kind::kPythonGate;
   gate.summary = "keeps sm_120 out of the fast path";
   Finding other = gate;
-  other.file = "otherlib/__init__.py";  // does not exist: nothing to link
-  std::vector<Finding> findings = {gate, other};
+  other.file = "otherlib/__init__.py";                  // does not exist: nothing to link
+  std::vector<Finding> findings = {gate, other, gate};  // the module is read once for both of its gates
   NoteNoImageBinaries(findings, scan, {tree_.root().string()});
   EXPECT_EQ(ToJson(findings[0])["no_image_binaries"], nlohmann::ordered_json::array({"fastattn/_kernels.so"}));
+  EXPECT_EQ(ToJson(findings[2])["no_image_binaries"], nlohmann::ordered_json::array({"fastattn/_kernels.so"}));
   EXPECT_EQ(findings[0].summary,
             "keeps sm_120 out of the fast path; its module loads 'fastattn/_kernels.so', which has no kernel "
             "image for sm_120: ungating will not help");
