@@ -210,8 +210,14 @@ int RunAudit(const Context&, const std::vector<std::string>& args) {
   // What the report's end needs besides the findings is read while the scan runs: the artifact
   // index (a walk of the paths and their loader modules) and the shipped rules were a seventh of
   // the audit's single-threaded end on FlashInfer + CUTLASS.
-  std::future<scan::ArtifactIndex> artifacts =
-      std::async(std::launch::async, [&paths = options.paths] { return scan::IndexArtifacts(paths); });
+  std::shared_future<scan::ArtifactIndex> artifacts =
+      std::async(std::launch::async, [&paths = options.paths] { return scan::IndexArtifacts(paths); }).share();
+  // A Python module's gates are linked to what it loads on the worker that scanned it, with its
+  // bytes at hand (the index is ready long before the findings round starts).
+  options.after_python_file = [artifacts, target = options.target](const std::string& file, std::string_view contents,
+                                                                   std::vector<Finding>& kept) {
+    scan::LinkFilePrebuilt(kept, file, contents, artifacts.get(), target);
+  };
   // The known-unsafe list too (7.5 KB of YAML: 7 ms of the serial end); it is loaded once.
   std::future<std::vector<rules::Rule>> shipped = std::async(std::launch::async, [] {
     plan::ShippedKnownUnsafe();

@@ -273,6 +273,7 @@ struct Finding {
   std::optional<BinaryCoverage> binary;        // kind kBinaryCoverage
   std::vector<std::string> no_image_binaries;  // python: binaries the module loads that cannot run
   std::vector<PrebuiltArtifacts> prebuilt;     // precompiled artifacts the gate's module loads
+  bool prebuilt_read = false;                  // scan/prebuilt_link.h looked for them (never in a report)
   std::string rule;                            // the rule whose plan this hazard belongs to
   std::string reached_through;                 // the Python file whose edit makes it reachable
   std::vector<std::string> explain;            // plain-words lines for the human report

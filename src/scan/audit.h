@@ -46,6 +46,8 @@ struct ScannedFile {
 // Gets the file's findings that the audit keeps (it may annotate them and add its own) and the
 // audit's warnings. Runs on worker threads: it must be safe to call concurrently.
 using FilePass = std::function<void(ScannedFile& file, std::vector<Finding>& findings, std::vector<Error>& warnings)>;
+// A Python module's kept findings, with its bytes, while a worker still holds them.
+using PythonPass = std::function<void(const std::string& file, std::string_view contents, std::vector<Finding>& kept)>;
 
 struct AuditOptions {
   arch::Arch target;
@@ -57,7 +59,8 @@ struct AuditOptions {
   WalkOptions walk;       // tests/, benchmarks/, docs/, examples/ left out unless walk.keep_tests
   // Called from the worker threads after each file (files done, files in all): progress on a terminal.
   std::function<void(size_t, size_t)> on_file_done;
-  FilePass after_cuda_file;  // called for each CUDA/C++ file with a kept cuda-gate finding; may be empty
+  FilePass after_cuda_file;      // called for each CUDA/C++ file with a kept cuda-gate finding; may be empty
+  PythonPass after_python_file;  // called for each Python module with a kept finding; may be empty
 };
 
 struct AuditReport {

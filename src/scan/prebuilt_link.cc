@@ -175,6 +175,7 @@ void LinkOneFile(const std::vector<Finding*>& findings, const std::string& file,
                  const ArtifactIndex& index, const arch::Arch& target) {
   std::optional<ModuleCalls> calls;
   for (Finding* f : findings) {
+    f->prebuilt_read = true;
     if (f->kind == gate::Kind::kCppRuntimeGate) {
       AddLinks(*f, CompilingLoaders(f->file, index), index, target);
       continue;
@@ -225,7 +226,8 @@ void LinkPrebuilt(std::vector<Finding>& findings, const ArtifactIndex& index, co
   if (index.empty()) return;
   std::map<std::string, std::vector<Finding*>> by_file;
   for (Finding& f : findings) {
-    if (f.kind == gate::Kind::kPythonGate || f.kind == gate::Kind::kCppRuntimeGate) by_file[f.file].push_back(&f);
+    const bool linked = f.kind == gate::Kind::kPythonGate || f.kind == gate::Kind::kCppRuntimeGate;
+    if (linked && !f.prebuilt_read) by_file[f.file].push_back(&f);  // not linked while its module was scanned
   }
   // Files on the workers: each links only its own findings.
   std::vector<const std::pair<const std::string, std::vector<Finding*>>*> files;

@@ -22,8 +22,10 @@ namespace archpatch::scan {
 
 inline constexpr int kMaxCallDepth = 4;
 
-// Links the findings of one file whose bytes are `source` (Finding::prebuilt). Findings of other
-// files are left alone.
+// Links the findings of one file whose bytes are `source` (Finding::prebuilt, marking each
+// Finding::prebuilt_read). Findings of other files are left alone. Audit calls it on a worker
+// for each Python module's kept findings (AuditOptions::after_python_file): the module is not
+// read and tokenized again in the serial end, where those links were a quarter of it.
 void LinkFilePrebuilt(std::vector<Finding>& findings, const std::string& file, std::string_view source,
                       const ArtifactIndex& index, const arch::Arch& target);
 
@@ -34,8 +36,8 @@ void LinkFilePrebuilt(std::vector<Finding>& findings, const std::string& file, s
 std::vector<gate::PrebuiltArtifacts> LinkPlace(const std::string& file, std::string_view source, size_t offset,
                                                const ArtifactIndex& index, const arch::Arch& target);
 
-// Every finding, each file read once (only files that name a loader, or hold a C++ check), the
-// files spread over `jobs` threads.
+// Every finding not linked yet (Finding::prebuilt_read), each file read once (only files that
+// name a loader, or hold a C++ check), the files spread over `jobs` threads.
 void LinkPrebuilt(std::vector<Finding>& findings, const ArtifactIndex& index, const arch::Arch& target, int jobs);
 
 // Copies the links of each group's root and places into Group::prebuilt and makes its widen

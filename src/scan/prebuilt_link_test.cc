@@ -81,6 +81,25 @@ TEST(LinkFilePrebuilt, AGateInsideTheGeneratorAndACppCheckInASourceItCompiles) {
   EXPECT_TRUE(cpp[1].prebuilt.empty());
 }
 
+// Audit links a module's findings on the worker that scanned it; the report's end links only
+// the findings it has not (those the package model resolved later), so no module is read twice.
+TEST(LinkPrebuilt, LinksOnlyTheFindingsNotLinkedYet) {
+  const ArtifactIndex index = Index({"sm_100f"});
+  Finding check;
+  check.file = "/site/pkg/data/csrc/bmm_launcher.cu";
+  check.kind = gate::Kind::kCppRuntimeGate;
+  std::vector<Finding> early = {check};
+  LinkFilePrebuilt(early, check.file, "", index, kSm120);
+  ASSERT_EQ(early[0].prebuilt.size(), 1u);
+  EXPECT_TRUE(early[0].prebuilt_read);
+  early[0].prebuilt.clear();  // what the report's end must not redo
+  std::vector<Finding> all = {early[0], check};
+  LinkPrebuilt(all, index, kSm120, /*jobs=*/1);
+  EXPECT_TRUE(all[0].prebuilt.empty());
+  ASSERT_EQ(all[1].prebuilt.size(), 1u);
+  EXPECT_TRUE(all[1].prebuilt_read);
+}
+
 // gemm_base.py's form: one function, an arm per backend; only the trtllm arm loads cubins.
 const char* kBackends = R"(def gemm(a, backend):
     if backend == "cutlass":
