@@ -7,6 +7,7 @@
 #include <set>
 
 #include <fmt/format.h>
+#include <spdlog/spdlog.h>
 #include <nlohmann/json.hpp>
 
 #include "binary/output.h"
@@ -187,14 +188,19 @@ int RunAudit(const Context&, const std::vector<std::string>& args) {
   // MB against 162-172 MB, for 0.6 s).
   std::future<std::vector<env::RecordMismatch>> record_check;
   if (environment) {
-    env::Environment env = DiscoverEnvironment(parsed.vars);
+    // Its RECORDs are read on the check's thread: only the check needs them.
+    env::Environment env = DiscoverEnvironment(parsed.vars, /*read_distributions=*/false);
     for (const auto& dir : env.search_paths) options.paths.push_back(dir.string());
     // Only the sources the audit reads (Python, CUDA, C++) are checked: they are what a hand edit
     // or `sed -i` changes, and hashing every file of a GPU environment (7.3 GB: libtorch_cuda.so,
     // cuDNN, ...) was most of an environment audit's 25 s.
     // `--binaries-only` reports no sources, so it has nothing to check against RECORD.
     if (!parsed.vars.count("binaries-only")) {
-      record_check = std::async(std::launch::async, [env = std::move(env)] {
+      record_check = std::async(std::launch::async, [env = std::move(env)]() mutable {
+        if (Status read = env::ReadDistributions(env); !read) {
+          spdlog::warn("{}; the sources are not checked against RECORD", read.error().str());
+          return std::vector<env::RecordMismatch>{};
+        }
         return env::RecordMismatches(
             env, [](std::string_view path) { return scan::KindOf(path) != scan::FileKind::kOther; });
       });

@@ -11,11 +11,12 @@ void AddEnvOptions(po::options_description& desc) {
                                                                            "a plain tree (distributions optional)");
 }
 
-env::Environment DiscoverEnvironment(const po::variables_map& vars) {
+env::Environment DiscoverEnvironment(const po::variables_map& vars, bool read_distributions) {
   RefuseTogether(vars, "python", "site-packages");
   RefuseTogether(vars, "python", "root");
   RefuseTogether(vars, "site-packages", "root");
   env::EnvOptions options;
+  options.read_distributions = read_distributions;
   if (vars.count("python")) options.python = vars["python"].as<std::string>();
   if (vars.count("site-packages")) options.site_packages = vars["site-packages"].as<std::string>();
   if (vars.count("root")) options.root = vars["root"].as<std::string>();

@@ -19,8 +19,9 @@ using apply::LoadCacheKindsOrWarn;
 
 // --python EXE | --site-packages DIR | --root DIR.
 void AddEnvOptions(po::options_description& desc);
-// Discovers the environment; a failure is an input error (exit 2).
-env::Environment DiscoverEnvironment(const po::variables_map& vars);
+// Discovers the environment; a failure is an input error (exit 2). `read_distributions`: as
+// env::EnvOptions says.
+env::Environment DiscoverEnvironment(const po::variables_map& vars, bool read_distributions = true);
 
 // Tells the user on stderr about a half-done transaction this run rolled back.
 void PrintRecovery(const store::RecoveryOutcome& r);

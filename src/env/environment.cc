@@ -76,7 +76,8 @@ Result<Distribution> ReadDistInfo(const fs::path& root, const fs::path& dist_inf
   return dist;
 }
 
-Status AddDistributions(const fs::path& dir, std::vector<Distribution>& out) {
+// The *.dist-info folders of `dir`, sorted.
+Result<std::vector<fs::path>> DistInfosIn(const fs::path& dir) {
   std::error_code ec;
   std::vector<fs::path> dist_infos;
   for (const fs::directory_entry& entry : fs::directory_iterator(dir, ec)) {
@@ -87,7 +88,13 @@ Status AddDistributions(const fs::path& dir, std::vector<Distribution>& out) {
   }
   if (ec) return Error{fmt::format("cannot list '{}': {}", dir.string(), ec.message()), {}};
   std::sort(dist_infos.begin(), dist_infos.end());
-  for (const fs::path& dist_info : dist_infos) {
+  return dist_infos;
+}
+
+Status AddDistributions(const fs::path& dir, std::vector<Distribution>& out) {
+  Result<std::vector<fs::path>> dist_infos = DistInfosIn(dir);
+  if (!dist_infos) return dist_infos.error();
+  for (const fs::path& dist_info : *dist_infos) {
     Result<Distribution> dist = ReadDistInfo(dir, dist_info);
     if (!dist) {
       spdlog::warn("skipping {}", dist.error().str());
@@ -127,7 +134,16 @@ const Distribution* Environment::Find(std::string_view name) const {
   return nullptr;
 }
 
-Result<Environment> LoadSitePackages(const fs::path& dir, bool plain_root) {
+Status ReadDistributions(Environment& env) {
+  std::vector<Distribution> distributions;
+  if (Status added = AddDistributions(env.site_packages, distributions); !added) return added.error();
+  std::stable_sort(distributions.begin(), distributions.end(),
+                   [](const Distribution& a, const Distribution& b) { return a.normalized_name < b.normalized_name; });
+  env.distributions = std::move(distributions);
+  return Ok{};
+}
+
+Result<Environment> LoadSitePackages(const fs::path& dir, bool plain_root, bool read_distributions) {
   std::error_code ec;
   if (!fs::is_directory(dir, ec)) {
     return Error{fmt::format("'{}' is not a folder", dir.string()), {}};
@@ -137,19 +153,20 @@ Result<Environment> LoadSitePackages(const fs::path& dir, bool plain_root) {
   if (ec) return Error{fmt::format("cannot resolve '{}': {}", dir.string(), ec.message()), {}};
   env.search_paths = {env.site_packages};
   env.plain_root = plain_root;
-  if (Status added = AddDistributions(env.site_packages, env.distributions); !added) {
-    return added.error();
+  if (!read_distributions) {
+    // Listed now all the same: a folder that cannot be listed is a usage error before any work.
+    if (Result<std::vector<fs::path>> listed = DistInfosIn(env.site_packages); !listed) return listed.error();
+    return env;
   }
-  std::stable_sort(env.distributions.begin(), env.distributions.end(),
-                   [](const Distribution& a, const Distribution& b) { return a.normalized_name < b.normalized_name; });
+  if (Status read = ReadDistributions(env); !read) return read.error();
   return env;
 }
 
 Result<Environment> Discover(const EnvOptions& options) {
   const int given = !options.python.empty() + !options.site_packages.empty() + !options.root.empty();
   if (given > 1) return Error{"give only one of --python, --site-packages and --root", {}};
-  if (!options.site_packages.empty()) return LoadSitePackages(options.site_packages);
-  if (!options.root.empty()) return LoadSitePackages(options.root, /*plain_root=*/true);
+  if (!options.site_packages.empty()) return LoadSitePackages(options.site_packages, false, options.read_distributions);
+  if (!options.root.empty()) return LoadSitePackages(options.root, /*plain_root=*/true, options.read_distributions);
   const std::string python = options.python.empty() ? "python3" : options.python;
   Result<std::vector<fs::path>> dirs = AskPythonForSitePackages(python);
   if (!dirs) {
@@ -158,7 +175,7 @@ Result<Environment> Discover(const EnvOptions& options) {
     }
     return dirs.error();
   }
-  Result<Environment> env = LoadSitePackages(dirs->front());
+  Result<Environment> env = LoadSitePackages(dirs->front(), false, options.read_distributions);
   if (!env) return env.error();
   env->python = python;
   for (size_t i = 1; i < dirs->size(); ++i) {

@@ -51,13 +51,20 @@ struct EnvOptions {
   std::string python;         // --python EXE
   std::string site_packages;  // --site-packages DIR
   std::string root;           // --root DIR
+  // false: Environment::distributions is left empty for ReadDistributions (an audit reads every
+  // RECORD beside its scan: on a GPU environment, parsing them was most of its serial start).
+  bool read_distributions = true;
 };
 
 // Resolves the options (default: `python3` on PATH) and reads every *.dist-info there.
 Result<Environment> Discover(const EnvOptions& options);
 
 // Reads a site-packages folder (or a plain tree when `plain_root`) without running Python.
-Result<Environment> LoadSitePackages(const std::filesystem::path& dir, bool plain_root = false);
+Result<Environment> LoadSitePackages(const std::filesystem::path& dir, bool plain_root = false,
+                                     bool read_distributions = true);
+
+// Reads every *.dist-info of env.site_packages into env.distributions, as Discover does.
+Status ReadDistributions(Environment& env);
 
 // Asks `python` (run directly, no shell) for sysconfig's purelib and platlib.
 Result<std::vector<std::filesystem::path>> AskPythonForSitePackages(const std::string& python);

@@ -58,6 +58,23 @@ TEST(Environment, ReadsDistInfoAndFindsByAnySpelling) {
   EXPECT_EQ(env->Find("other"), nullptr);
 }
 
+// An audit finds the environment first and reads its RECORDs later, on the check's thread: the
+// same distributions, and a folder that cannot be listed is still refused at once.
+TEST(Environment, DistributionsReadLaterAreTheSame) {
+  TempTree tree;
+  WriteDistribution(tree);
+  Result<Environment> now = LoadSitePackages(tree.root() / "site");
+  Result<Environment> later = LoadSitePackages(tree.root() / "site", false, /*read_distributions=*/false);
+  ASSERT_TRUE(now && later);
+  EXPECT_TRUE(later->distributions.empty());
+  EXPECT_EQ(later->search_paths, now->search_paths);
+  ASSERT_TRUE(ReadDistributions(*later));
+  ASSERT_EQ(later->distributions.size(), now->distributions.size());
+  EXPECT_EQ(later->distributions[0].name, now->distributions[0].name);
+  EXPECT_EQ(later->distributions[0].record.size(), now->distributions[0].record.size());
+  EXPECT_FALSE(LoadSitePackages(tree.root() / "missing", false, /*read_distributions=*/false));
+}
+
 TEST(Environment, VerifiesFilesAgainstRecord) {
   TempTree tree;
   WriteDistribution(tree);
