@@ -4,10 +4,13 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
+#include <thread>
 
 #include <fmt/format.h>
 
 #include "scan/scan.h"
+#include "util/parallel.h"
 
 namespace archpatch::scan {
 namespace fs = std::filesystem;
@@ -45,32 +48,58 @@ bool LooksBinary(const std::string& path) {
 
 namespace {
 
+// What the walk does with one entry: keeps a source file in `out`; true for a folder to enter
+// (never a symlinked one: is_directory would follow it).
+bool Take(const fs::directory_entry& entry, const WalkOptions& options, FileList& out) {
+  std::error_code ec;
+  if (entry.is_symlink(ec) && entry.is_directory(ec)) return false;
+  if (entry.is_directory(ec)) {
+    const std::string name = entry.path().filename().string();
+    return !IsSkippedDirectory(name) && (options.keep_tests || !IsNonShippingDirectory(name));
+  }
+  if (options.skip_setup_py && entry.path().filename() == "setup.py") return false;
+  if (!options.keep_tests && IsTestFileName(entry.path().filename().string())) return false;
+  std::string path = entry.path().string();
+  if (entry.is_regular_file(ec) && KindOf(path) != FileKind::kOther) out.files.push_back(std::move(path));
+  return false;
+}
+
+Error CannotRead(const fs::path& root, const std::error_code& ec) {
+  return Error{fmt::format("cannot read directory: {}", ec.message()), Location{root.string()}};
+}
+
+// Everything below `dir`, a folder Take entered; problems are reported at `root`, the PATH.
+void WalkBelow(const fs::path& dir, const fs::path& root, const WalkOptions& options, FileList& out) {
+  std::error_code ec;
+  fs::recursive_directory_iterator it(dir, fs::directory_options::skip_permission_denied, ec), end;
+  if (ec) return out.warnings.push_back(CannotRead(root, ec));
+  for (; it != end; it.increment(ec)) {
+    if (ec) return out.warnings.push_back(CannotRead(root, ec));
+    if (!Take(*it, options, out) && it->is_directory(ec)) it.disable_recursion_pending();
+  }
+}
+
+// The folders right under `root` are walked on all cores: a GPU environment's 68,849 files took
+// 200 ms to list on one thread (libstdc++'s iterator builds a path per entry), all of it before
+// the first file was read.
 void Walk(const fs::path& root, const WalkOptions& options, FileList& out) {
   std::error_code ec;
-  fs::recursive_directory_iterator it(root, fs::directory_options::skip_permission_denied, ec), end;
-  if (ec) {
-    out.warnings.push_back(Error{fmt::format("cannot read directory: {}", ec.message()), Location{root.string()}});
-    return;
-  }
+  fs::directory_iterator it(root, fs::directory_options::skip_permission_denied, ec), end;
+  if (ec) return out.warnings.push_back(CannotRead(root, ec));
+  std::vector<fs::path> below;
   for (; it != end; it.increment(ec)) {
     if (ec) {
-      out.warnings.push_back(Error{fmt::format("cannot read directory: {}", ec.message()), Location{root.string()}});
+      out.warnings.push_back(CannotRead(root, ec));
       break;
     }
-    const fs::directory_entry& entry = *it;
-    // A symlink to a directory is not followed (is_directory would follow it).
-    if (entry.is_symlink(ec) && entry.is_directory(ec)) continue;
-    if (entry.is_directory(ec)) {
-      const std::string name = entry.path().filename().string();
-      if (IsSkippedDirectory(name) || (!options.keep_tests && IsNonShippingDirectory(name))) {
-        it.disable_recursion_pending();
-      }
-      continue;
-    }
-    if (options.skip_setup_py && entry.path().filename() == "setup.py") continue;
-    if (!options.keep_tests && IsTestFileName(entry.path().filename().string())) continue;
-    std::string path = entry.path().string();
-    if (entry.is_regular_file(ec) && KindOf(path) != FileKind::kOther) out.files.push_back(std::move(path));
+    if (Take(*it, options, out)) below.push_back(it->path());
+  }
+  std::vector<FileList> parts(below.size());
+  const int threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  ParallelFor(below.size(), threads, [&](size_t k) { WalkBelow(below[k], root, options, parts[k]); });
+  for (FileList& part : parts) {
+    std::move(part.files.begin(), part.files.end(), std::back_inserter(out.files));
+    std::move(part.warnings.begin(), part.warnings.end(), std::back_inserter(out.warnings));
   }
 }
 

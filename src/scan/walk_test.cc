@@ -1,0 +1,70 @@
+// Which files an audit reads of a tree: the folders right under a PATH are walked on all cores,
+// and what the walk keeps or leaves out must not depend on how deep a folder sits.
+#include "scan/walk.h"
+
+#include <filesystem>
+
+#include <gtest/gtest.h>
+
+#include "env/test_tree.h"
+
+namespace archpatch::scan {
+namespace {
+
+namespace fs = std::filesystem;
+using env::testing::TempTree;
+
+// The same kinds of entries at the top of the PATH and two folders down.
+void WriteLevel(const TempTree& tree, const std::string& at) {
+  tree.Write(at + "mod.py", "x = 1\n");
+  tree.Write(at + "kernel.cu", "__global__ void k() {}\n");
+  tree.Write(at + "notes.txt", "not source\n");
+  tree.Write(at + "test_mod.py", "assert True\n");
+  tree.Write(at + "setup.py", "setup()\n");
+  tree.Write(at + "build/gen.py", "x = 2\n");
+  tree.Write(at + "__pycache__/mod.py", "x = 3\n");
+  tree.Write(at + "tests/t.py", "x = 4\n");
+  tree.Write(at + "real/inner.h", "int x;\n");
+  fs::create_directory_symlink(tree.root() / (at + "real"), tree.root() / (at + "linked"));
+}
+
+std::vector<std::string> Relative(const TempTree& tree, const FileList& list) {
+  std::vector<std::string> out;
+  for (const std::string& f : list.files) out.push_back(fs::path(f).lexically_relative(tree.root()).string());
+  return out;
+}
+
+TEST(CollectFiles, KeepsAndSkipsTheSameAtEveryDepth) {
+  TempTree tree;
+  WriteLevel(tree, "");
+  WriteLevel(tree, "pkg/sub/");
+  WalkOptions options;
+  options.skip_setup_py = true;
+  Result<FileList> list = CollectFiles({tree.root().string()}, options);
+  ASSERT_TRUE(list) << list.error().str();
+  EXPECT_EQ(Relative(tree, *list),
+            (std::vector<std::string>{"kernel.cu", "mod.py", "pkg/sub/kernel.cu", "pkg/sub/mod.py",
+                                      "pkg/sub/real/inner.h", "real/inner.h"}));
+  EXPECT_TRUE(list->warnings.empty());
+}
+
+TEST(CollectFiles, KeepTestsEntersTestFoldersAtEveryDepth) {
+  TempTree tree;
+  WriteLevel(tree, "");
+  WriteLevel(tree, "pkg/sub/");
+  WalkOptions options;
+  options.keep_tests = true;
+  Result<FileList> list = CollectFiles({tree.root().string()}, options);
+  ASSERT_TRUE(list);
+  const std::vector<std::string> files = Relative(tree, *list);
+  for (const char* kept : {"tests/t.py", "pkg/sub/tests/t.py", "test_mod.py", "pkg/sub/setup.py"}) {
+    EXPECT_NE(std::find(files.begin(), files.end(), kept), files.end()) << kept;
+  }
+  for (const char* skipped :
+       {"build/gen.py", "pkg/sub/__pycache__/mod.py", "linked/inner.h", "pkg/sub/linked/inner.h"}) {
+    EXPECT_EQ(std::find(files.begin(), files.end(), skipped), files.end()) << skipped;
+  }
+}
+
+}  // namespace
+}  // namespace archpatch::scan
