@@ -179,6 +179,7 @@ int RunAudit(const Context&, const std::vector<std::string>& args) {
     return kExitOk;
   }
   scan::AuditOptions options = ToAuditOptions(parsed.vars);
+  scan::PrepareAuditProcess();  // before the record check's and the index's threads
   RefuseTogether(parsed.vars, "binaries", "binaries-only");
   RefuseTogether(parsed.vars, "binaries", "no-binaries");
   const bool environment = IsEnvironmentAudit(parsed.vars);
@@ -188,7 +189,7 @@ int RunAudit(const Context&, const std::vector<std::string>& args) {
   // MB against 162-172 MB, for 0.6 s).
   std::future<std::vector<env::RecordMismatch>> record_check;
   if (environment) {
-    // Its RECORDs are read on the check's thread: only the check needs them.
+    // Its RECORDs are read on the check's thread, one at a time: only the check needs them.
     env::Environment env = DiscoverEnvironment(parsed.vars, /*read_distributions=*/false);
     for (const auto& dir : env.search_paths) options.paths.push_back(dir.string());
     // Only the sources the audit reads (Python, CUDA, C++) are checked: they are what a hand edit
@@ -196,13 +197,14 @@ int RunAudit(const Context&, const std::vector<std::string>& args) {
     // cuDNN, ...) was most of an environment audit's 25 s.
     // `--binaries-only` reports no sources, so it has nothing to check against RECORD.
     if (!parsed.vars.count("binaries-only")) {
-      record_check = std::async(std::launch::async, [env = std::move(env)]() mutable {
-        if (Status read = env::ReadDistributions(env); !read) {
-          spdlog::warn("{}; the sources are not checked against RECORD", read.error().str());
+      record_check = std::async(std::launch::async, [env = std::move(env)] {
+        Result<std::vector<env::RecordMismatch>> mismatches =
+            env::CheckRecords(env, [](std::string_view path) { return scan::KindOf(path) != scan::FileKind::kOther; });
+        if (!mismatches) {
+          spdlog::warn("{}; the sources are not checked against RECORD", mismatches.error().str());
           return std::vector<env::RecordMismatch>{};
         }
-        return env::RecordMismatches(
-            env, [](std::string_view path) { return scan::KindOf(path) != scan::FileKind::kOther; });
+        return std::move(*mismatches);
       });
     }
   }

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <iterator>
 #include <system_error>
 
 #include <fmt/format.h>
@@ -105,6 +106,13 @@ Status AddDistributions(const fs::path& dir, std::vector<Distribution>& out) {
   return Ok{};
 }
 
+// Distributions in the order RecordMismatches and Environment::Find see them: by normalized name,
+// then by folder.
+void SortDistributions(std::vector<Distribution>& distributions) {
+  std::stable_sort(distributions.begin(), distributions.end(),
+                   [](const Distribution& a, const Distribution& b) { return a.normalized_name < b.normalized_name; });
+}
+
 }  // namespace
 
 std::string NormalizeName(std::string_view name) {
@@ -134,15 +142,6 @@ const Distribution* Environment::Find(std::string_view name) const {
   return nullptr;
 }
 
-Status ReadDistributions(Environment& env) {
-  std::vector<Distribution> distributions;
-  if (Status added = AddDistributions(env.site_packages, distributions); !added) return added.error();
-  std::stable_sort(distributions.begin(), distributions.end(),
-                   [](const Distribution& a, const Distribution& b) { return a.normalized_name < b.normalized_name; });
-  env.distributions = std::move(distributions);
-  return Ok{};
-}
-
 Result<Environment> LoadSitePackages(const fs::path& dir, bool plain_root, bool read_distributions) {
   std::error_code ec;
   if (!fs::is_directory(dir, ec)) {
@@ -158,7 +157,8 @@ Result<Environment> LoadSitePackages(const fs::path& dir, bool plain_root, bool 
     if (Result<std::vector<fs::path>> listed = DistInfosIn(env.site_packages); !listed) return listed.error();
     return env;
   }
-  if (Status read = ReadDistributions(env); !read) return read.error();
+  if (Status added = AddDistributions(env.site_packages, env.distributions); !added) return added.error();
+  SortDistributions(env.distributions);
   return env;
 }
 
@@ -182,12 +182,12 @@ Result<Environment> Discover(const EnvOptions& options) {
     std::error_code ec;
     if (!fs::is_directory((*dirs)[i], ec)) continue;
     env->search_paths.push_back(fs::canonical((*dirs)[i], ec));
+    if (!options.read_distributions) continue;
     if (Status added = AddDistributions(env->search_paths.back(), env->distributions); !added) {
       return added.error();
     }
   }
-  std::stable_sort(env->distributions.begin(), env->distributions.end(),
-                   [](const Distribution& a, const Distribution& b) { return a.normalized_name < b.normalized_name; });
+  SortDistributions(env->distributions);
   return env;
 }
 
@@ -266,6 +266,36 @@ std::vector<RecordMismatch> RecordMismatches(const Environment& env,
       out.push_back({dist.normalized_name, env.site_packages / check.path, std::string(FileStateName(check.state))});
     }
   }
+  return out;
+}
+
+Result<std::vector<RecordMismatch>> CheckRecords(const Environment& env,
+                                                 const std::function<bool(std::string_view)>& wanted) {
+  struct Checked {
+    std::string normalized_name;
+    std::vector<RecordMismatch> rows;
+  };
+  std::vector<Checked> checked;
+  for (const fs::path& dir : env.search_paths) {
+    Result<std::vector<fs::path>> dist_infos = DistInfosIn(dir);
+    if (!dist_infos) return dist_infos.error();
+    for (const fs::path& dist_info : *dist_infos) {
+      Result<Distribution> dist = ReadDistInfo(dir, dist_info);
+      if (!dist) {
+        spdlog::warn("skipping {}", dist.error().str());
+        continue;
+      }
+      Environment one;
+      one.site_packages = env.site_packages;
+      one.distributions.push_back(std::move(*dist));
+      checked.push_back({one.distributions.front().normalized_name, RecordMismatches(one, wanted)});
+    }
+  }
+  // In the order of Discover's distributions (SortDistributions).
+  std::stable_sort(checked.begin(), checked.end(),
+                   [](const Checked& a, const Checked& b) { return a.normalized_name < b.normalized_name; });
+  std::vector<RecordMismatch> out;
+  for (Checked& c : checked) std::move(c.rows.begin(), c.rows.end(), std::back_inserter(out));
   return out;
 }
 

@@ -58,20 +58,37 @@ TEST(Environment, ReadsDistInfoAndFindsByAnySpelling) {
   EXPECT_EQ(env->Find("other"), nullptr);
 }
 
-// An audit finds the environment first and reads its RECORDs later, on the check's thread: the
-// same distributions, and a folder that cannot be listed is still refused at once.
-TEST(Environment, DistributionsReadLaterAreTheSame) {
+// An audit finds the environment without its distributions (a folder that cannot be listed is
+// still refused at once) and checks their RECORDs later, one at a time: the rows are those of the
+// environment read whole, in its distributions' order (by normalized name, not by folder: "Zed"
+// sorts before "alpha" as a folder).
+TEST(Environment, RecordsCheckedOneAtATimeGiveTheWholeEnvironmentsRows) {
   TempTree tree;
   WriteDistribution(tree);
+  tree.Write("site/Zed-1.0.dist-info/METADATA", "Name: Zed\nVersion: 1.0\n");
+  tree.Write("site/Zed-1.0.dist-info/RECORD", "zed/gone.py,sha256=" + Sha256UrlsafeB64("") + ",0\n");
+  tree.Write("site/alpha-2.0.dist-info/METADATA", "Name: alpha\nVersion: 2.0\n");
+  tree.Write("site/alpha-2.0.dist-info/RECORD", "alpha/gone.py,sha256=" + Sha256UrlsafeB64("") + ",0\n");
+  tree.Write("site/demo_pkg/jit.py", "SUPPORTED = [9, 10, 12]\n");
   Result<Environment> now = LoadSitePackages(tree.root() / "site");
   Result<Environment> later = LoadSitePackages(tree.root() / "site", false, /*read_distributions=*/false);
   ASSERT_TRUE(now && later);
   EXPECT_TRUE(later->distributions.empty());
   EXPECT_EQ(later->search_paths, now->search_paths);
-  ASSERT_TRUE(ReadDistributions(*later));
-  ASSERT_EQ(later->distributions.size(), now->distributions.size());
-  EXPECT_EQ(later->distributions[0].name, now->distributions[0].name);
-  EXPECT_EQ(later->distributions[0].record.size(), now->distributions[0].record.size());
+  const auto sources = [](std::string_view path) { return path.ends_with(".py"); };
+  const std::vector<RecordMismatch> whole = RecordMismatches(*now, sources);
+  Result<std::vector<RecordMismatch>> streamed = CheckRecords(*later, sources);
+  ASSERT_TRUE(streamed) << streamed.error().str();
+  std::vector<std::string> rows;
+  for (const RecordMismatch& m : *streamed)
+    rows.push_back(m.distribution + " " + m.file.filename().string() + " " + m.state);
+  EXPECT_EQ(rows, (std::vector<std::string>{"alpha gone.py missing", "demo-pkg gone.py missing",
+                                            "demo-pkg jit.py modified", "zed gone.py missing"}));
+  ASSERT_EQ(streamed->size(), whole.size());
+  for (size_t i = 0; i < whole.size(); ++i) {
+    EXPECT_EQ((*streamed)[i].distribution, whole[i].distribution);
+    EXPECT_EQ((*streamed)[i].file, whole[i].file);
+  }
   EXPECT_FALSE(LoadSitePackages(tree.root() / "missing", false, /*read_distributions=*/false));
 }
 
