@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <functional>
 #include <iterator>
 #include <system_error>
 
@@ -92,7 +93,9 @@ Result<std::vector<fs::path>> DistInfosIn(const fs::path& dir) {
   return dist_infos;
 }
 
-Status AddDistributions(const fs::path& dir, std::vector<Distribution>& out) {
+// Each readable *.dist-info of `dir` in folder order, handed over whole; one that cannot be read
+// is skipped with a warning.
+Status ForEachDistribution(const fs::path& dir, const std::function<void(Distribution&&)>& take) {
   Result<std::vector<fs::path>> dist_infos = DistInfosIn(dir);
   if (!dist_infos) return dist_infos.error();
   for (const fs::path& dist_info : *dist_infos) {
@@ -101,9 +104,13 @@ Status AddDistributions(const fs::path& dir, std::vector<Distribution>& out) {
       spdlog::warn("skipping {}", dist.error().str());
       continue;
     }
-    out.push_back(std::move(*dist));
+    take(std::move(*dist));
   }
   return Ok{};
+}
+
+Status AddDistributions(const fs::path& dir, std::vector<Distribution>& out) {
+  return ForEachDistribution(dir, [&out](Distribution&& dist) { out.push_back(std::move(dist)); });
 }
 
 // Distributions in the order RecordMismatches and Environment::Find see them: by normalized name,
@@ -277,19 +284,13 @@ Result<std::vector<RecordMismatch>> CheckRecords(const Environment& env,
   };
   std::vector<Checked> checked;
   for (const fs::path& dir : env.search_paths) {
-    Result<std::vector<fs::path>> dist_infos = DistInfosIn(dir);
-    if (!dist_infos) return dist_infos.error();
-    for (const fs::path& dist_info : *dist_infos) {
-      Result<Distribution> dist = ReadDistInfo(dir, dist_info);
-      if (!dist) {
-        spdlog::warn("skipping {}", dist.error().str());
-        continue;
-      }
-      Environment one;
+    Status read = ForEachDistribution(dir, [&](Distribution&& dist) {
+      Environment one;  // this distribution alone, dropped once checked
       one.site_packages = env.site_packages;
-      one.distributions.push_back(std::move(*dist));
+      one.distributions.push_back(std::move(dist));
       checked.push_back({one.distributions.front().normalized_name, RecordMismatches(one, wanted)});
-    }
+    });
+    if (!read) return read.error();
   }
   // In the order of Discover's distributions (SortDistributions).
   std::stable_sort(checked.begin(), checked.end(),

@@ -34,13 +34,18 @@ std::vector<std::string> Relative(const TempTree& tree, const FileList& list) {
   return out;
 }
 
-TEST(CollectFiles, KeepsAndSkipsTheSameAtEveryDepth) {
-  TempTree tree;
+// The files of a tree holding one level at its root and one two folders down.
+Result<FileList> CollectTwoLevels(const TempTree& tree, const WalkOptions& options) {
   WriteLevel(tree, "");
   WriteLevel(tree, "pkg/sub/");
+  return CollectFiles({tree.root().string()}, options);
+}
+
+TEST(CollectFiles, KeepsAndSkipsTheSameAtEveryDepth) {
+  TempTree tree;
   WalkOptions options;
   options.skip_setup_py = true;
-  Result<FileList> list = CollectFiles({tree.root().string()}, options);
+  Result<FileList> list = CollectTwoLevels(tree, options);
   ASSERT_TRUE(list) << list.error().str();
   EXPECT_EQ(Relative(tree, *list),
             (std::vector<std::string>{"kernel.cu", "mod.py", "pkg/sub/kernel.cu", "pkg/sub/mod.py",
@@ -50,11 +55,9 @@ TEST(CollectFiles, KeepsAndSkipsTheSameAtEveryDepth) {
 
 TEST(CollectFiles, KeepTestsEntersTestFoldersAtEveryDepth) {
   TempTree tree;
-  WriteLevel(tree, "");
-  WriteLevel(tree, "pkg/sub/");
   WalkOptions options;
   options.keep_tests = true;
-  Result<FileList> list = CollectFiles({tree.root().string()}, options);
+  Result<FileList> list = CollectTwoLevels(tree, options);
   ASSERT_TRUE(list);
   const std::vector<std::string> files = Relative(tree, *list);
   for (const char* kept : {"tests/t.py", "pkg/sub/tests/t.py", "test_mod.py", "pkg/sub/setup.py"}) {
