@@ -160,6 +160,7 @@ TEST(Environment, DiscoversPurelibAndPlatlibFromTheInterpreter) {
   TempTree tree;
   WriteDistribution(tree);
   tree.Write("lib64/native_pkg-1.0.dist-info/METADATA", "Name: native_pkg\nVersion: 1.0\n");
+  tree.Write("lib64/native_pkg-1.0.dist-info/RECORD", "native_pkg/gone.py,sha256=" + Sha256UrlsafeB64("") + ",0\n");
   const std::filesystem::path fake =
       tree.Write("python", "#!/bin/sh\nprintf '{\"purelib\": \"%s\", \"platlib\": \"%s\"}\\n' '" +
                                (tree.root() / "site").string() + "' '" + (tree.root() / "lib64").string() + "'\n");
@@ -172,6 +173,16 @@ TEST(Environment, DiscoversPurelibAndPlatlibFromTheInterpreter) {
   ASSERT_NE(env->Find("native-pkg"), nullptr);
   EXPECT_EQ(env->Find("native-pkg")->root, std::filesystem::canonical(tree.root() / "lib64"));
   EXPECT_NE(env->Find("demo-pkg"), nullptr);
+  // An audit's environment, its distributions left to the RECORD check: platlib's are checked too.
+  Result<Environment> later = Discover({fake.string(), "", "", /*read_distributions=*/false});
+  ASSERT_TRUE(later) << later.error().str();
+  EXPECT_TRUE(later->distributions.empty());
+  EXPECT_EQ(later->search_paths, env->search_paths);
+  Result<std::vector<RecordMismatch>> rows = CheckRecords(*later, [](std::string_view) { return true; });
+  ASSERT_TRUE(rows) << rows.error().str();
+  std::vector<std::string> names;
+  for (const RecordMismatch& m : *rows) names.push_back(m.distribution + " " + m.file.filename().string());
+  EXPECT_EQ(names, (std::vector<std::string>{"demo-pkg gone.py", "native-pkg gone.py"}));
 }
 
 TEST(Environment, RefusesTwoEnvironmentOptions) {
