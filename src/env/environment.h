@@ -114,8 +114,8 @@ struct RecordMismatch {
 std::vector<RecordMismatch> RecordMismatches(const Environment& env,
                                              const std::function<bool(std::string_view)>& wanted);
 // The same for an environment found without its distributions (an audit's): each *.dist-info of
-// env.site_packages is read, checked and dropped before the next. Held together, a GPU
-// environment's RECORDs (188,000 rows, 17 MB) were live through the whole audit, at its peak.
+// env.search_paths (purelib, then platlib) is read, checked and dropped before the next. Held
+// together, a GPU environment's RECORDs (188,000 rows, 17 MB) were live through the whole audit.
 Result<std::vector<RecordMismatch>> CheckRecords(const Environment& env,
                                                  const std::function<bool(std::string_view)>& wanted);
 
