@@ -173,11 +173,44 @@ size_t CloseBeforeBody(const std::vector<Token>& code, size_t brace, std::string
   return i;
 }
 
+// Index of the '{' matching the '}' at `close`, or `close` when there is none.
+size_t OpenBrace(const std::vector<Token>& code, size_t close, std::string_view contents) {
+  int depth = 0;
+  for (size_t i = close + 1; i-- > 0;) {
+    if (Is(code[i], contents, "}")) ++depth;
+    if (Is(code[i], contents, "{") && --depth == 0) return i;
+  }
+  return close;
+}
+
+// A constructor's member initializers (`Ctor(int a) : a_(a), b_{a} {`) stand between its
+// parameter list and its body: from `i`, just past what precedes the body, the index just past
+// the parameter list's ')'; `i` itself where no initializer list ends.
+size_t BeforeInitializers(const std::vector<Token>& code, size_t i, std::string_view contents) {
+  for (size_t k = i; k > 0 && (Is(code[k - 1], contents, ")") || Is(code[k - 1], contents, "}"));) {
+    const size_t open =
+        Is(code[k - 1], contents, ")") ? OpenParen(code, k - 1, contents) : OpenBrace(code, k - 1, contents);
+    if (open == k - 1 || open == 0 || code[open - 1].kind != Token::Kind::kIdentifier) return i;
+    size_t name = open - 1;  // `ns::Base(x)` initializes a base
+    while (name >= 2 && Is(code[name - 1], contents, "::") && code[name - 2].kind == Token::Kind::kIdentifier)
+      name -= 2;
+    if (name == 0) return i;
+    if (Is(code[name - 1], contents, ",")) {
+      k = name - 1;
+      continue;
+    }
+    if (!Is(code[name - 1], contents, ":")) return i;  // `public: Ctor() {` has no initializers
+    const size_t params = CloseBeforeBody(code, name - 1, contents);
+    return params > 0 && Is(code[params - 1], contents, ")") ? params : i;
+  }
+  return i;
+}
+
 // Whether the '{' at `brace` opens a body of a function declared just before it: its name, and
 // with `plain` its name as read without operators (FunctionNamesBefore).
 std::string BodyName(const std::vector<Token>& code, size_t brace, std::string_view contents, bool operators,
                      std::string* plain = nullptr) {
-  const size_t i = CloseBeforeBody(code, brace, contents);
+  const size_t i = BeforeInitializers(code, CloseBeforeBody(code, brace, contents), contents);
   if (i == 0 || !Is(code[i - 1], contents, ")")) return "";
   return FunctionNamesBefore(code, i - 1, contents, operators, plain);
 }
@@ -320,14 +353,19 @@ AllFunctions FindAllFunctions(const std::vector<Token>& tokens, std::string_view
   return out;
 }
 
-std::string EnclosingFunction(const std::vector<FunctionBody>& bodies, size_t offset) {
+const FunctionBody* InnermostBody(const std::vector<FunctionBody>& bodies, size_t offset) {
   // Bodies nest and start in order: the last one starting at or before `offset` holds it or is
   // nested in the body that does, which its parent chain reaches.
   auto after = std::upper_bound(bodies.begin(), bodies.end(), offset,
                                 [](size_t at, const FunctionBody& b) { return at < b.begin; });
   int i = static_cast<int>(after - bodies.begin()) - 1;
   while (i >= 0 && !(bodies[i].begin <= offset && offset < bodies[i].end)) i = bodies[i].parent;
-  return i >= 0 ? bodies[i].name : "";
+  return i >= 0 ? &bodies[i] : nullptr;
+}
+
+std::string EnclosingFunction(const std::vector<FunctionBody>& bodies, size_t offset) {
+  const FunctionBody* body = InnermostBody(bodies, offset);
+  return body ? body->name : "";
 }
 
 }  // namespace archpatch::cuda

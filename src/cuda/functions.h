@@ -57,8 +57,11 @@ struct AllFunctions {
 };
 AllFunctions FindAllFunctions(const std::vector<Token>& tokens, std::string_view contents);
 
-// The innermost body holding `offset`, or "" outside every function. `bodies` as
+// The innermost body holding `offset`, or null outside every function. `bodies` as
 // FindFunctionBodies returns them; O(log bodies + nesting depth).
+const FunctionBody* InnermostBody(const std::vector<FunctionBody>& bodies, size_t offset);
+
+// The name of InnermostBody, or "" outside every function.
 std::string EnclosingFunction(const std::vector<FunctionBody>& bodies, size_t offset);
 
 }  // namespace archpatch::cuda

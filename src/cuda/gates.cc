@@ -200,12 +200,8 @@ Result<CudaGates> ScanCudaGates(const std::string& file, std::string_view conten
     out.findings.insert(out.findings.end(), nv.begin(), nv.end());
   }
   if (kinds.runtime) {
-    Result<std::vector<Finding>> runtime = FindRuntimeGates(file, contents, arches, tokens);
-    if (runtime) {
-      out.findings.insert(out.findings.end(), runtime->begin(), runtime->end());
-    } else {
-      out.warnings.push_back(runtime.error());
-    }
+    std::vector<Finding> runtime = FindRuntimeGates(file, contents, arches, tokens);
+    std::move(runtime.begin(), runtime.end(), std::back_inserter(out.findings));
   }
   SortFindings(out.findings);
   return out;

@@ -30,7 +30,7 @@ using DraftFilter = std::function<bool(const Finding& draft)>;
 struct GateKinds {
   bool directives = true;  // #if chains
   bool nv_target = true;   // NV_IF_TARGET, NV_IF_ELSE_TARGET, NV_DISPATCH_TARGET
-  bool runtime = true;     // cpp-runtime-gate (needs a full libclang parse: the costly one)
+  bool runtime = true;     // cpp-runtime-gate (the token pass over every body: the costly one)
   DraftFilter wanted;      // #if branches: empty keeps every one (the audit keeps exclusions only)
   // The file's directives as an earlier scan of the same bytes read them (they do not depend on
   // the macro environment): taken instead of reading them from the tokens again.

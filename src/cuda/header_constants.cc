@@ -12,6 +12,7 @@
 #include <unordered_map>
 
 #include "cuda/directive_lines.h"
+#include "cuda/functions.h"
 #include "util/identifier.h"
 #include "util/input_file.h"
 
@@ -150,7 +151,7 @@ class HeaderFacts {
  private:
   FileConstants Lex(const std::string& contents) const {
     ++Count().lexed;
-    return ReadFileConstants(path_, contents, Tokenize(contents));
+    return ReadFileConstants(path_, contents, Tokenize(contents), ConstantsOf::kHeader);
   }
 
   std::string path_;
@@ -212,14 +213,65 @@ std::optional<std::string> FindInclude(const std::string& from, const std::strin
 
 }  // namespace
 
-FileConstants ReadFileConstants(const std::string& file, std::string_view contents, const std::vector<Token>& all) {
+namespace {
+
+// `# define NAME INTEGER` (or `(INTEGER)`) alone on its line, from the `#` at t[i]: the indexes
+// of the integer and of the token that ends the line.
+struct DefinedValue {
+  size_t value = 0, last = 0;
+};
+std::optional<DefinedValue> DefinedInteger(const std::vector<const Token*>& t, size_t i, std::string_view contents) {
+  auto text = [&](size_t k) { return k < t.size() ? t[k]->Spelling(contents) : std::string_view(); };
+  if (text(i) != "#" || text(i + 1) != "define" || i + 3 >= t.size() || t[i + 2]->kind != Token::Kind::kIdentifier)
+    return std::nullopt;
+  // A function-like macro's '(' touches its name; an object-like one's value is written apart.
+  const bool parenthesized = text(i + 3) == "(" && t[i + 3]->begin > t[i + 2]->end && text(i + 5) == ")";
+  const size_t value = parenthesized ? i + 4 : i + 3, last = parenthesized ? i + 5 : i + 3;
+  if (value >= t.size() || t[value]->kind != Token::Kind::kLiteral || !IntegerLiteral(text(value))) return std::nullopt;
+  // Nothing more on the line (comments are not in `t`), and no backslash continuing it.
+  const size_t newline = std::min(contents.find('\n', t[last]->end), contents.size());
+  if (last + 1 < t.size() && t[last + 1]->begin < newline) return std::nullopt;
+  const size_t end = contents.find_last_not_of(" \t\r", newline - 1);
+  if (end != std::string_view::npos && end >= t[last]->end && contents[end] == '\\') return std::nullopt;
+  return DefinedValue{value, last};
+}
+
+}  // namespace
+
+FileConstants ReadFileConstants(const std::string& file, std::string_view contents, const std::vector<Token>& all,
+                                ConstantsOf what) {
   FileConstants out;
   const std::vector<const Token*> t = CodeTokens(all);
   out.includes = QuotedIncludes(t, contents);
   auto text = [&](size_t i) { return i < t.size() ? t[i]->Spelling(contents) : std::string_view(); };
   LineIndex lines(contents);
+  std::optional<std::vector<FunctionBody>> bodies;  // found at the first constant: most files have none
+  // t[name] = the value ending at t[last], written from t[start] on.
+  auto keep = [&](size_t name, size_t start, size_t last, long long value) {
+    NamedConstant c;
+    c.value = value;
+    c.file = file;
+    c.line = lines.Line(t[name]->begin);
+    c.column = lines.Column(t[name]->begin);
+    c.text = std::string(contents.substr(t[start]->begin, t[last]->end - t[start]->begin));
+    if (text(start) != "#") {  // a macro is no function's
+      if (!bodies) bodies = FindFunctionBodies(all, contents);
+      if (const FunctionBody* body = InnermostBody(*bodies, t[name]->begin)) {
+        if (what == ConstantsOf::kScannedFile)
+          out.locals.push_back({std::string(text(name)), std::move(c), body->begin, body->end});
+        return;
+      }
+    }
+    out.constants.emplace(std::string(text(name)), std::move(c));
+  };
   bool in_enum = false;
   for (size_t i = 0; i < t.size(); ++i) {
+    if (what == ConstantsOf::kScannedFile && text(i) == "#") {
+      if (std::optional<DefinedValue> d = DefinedInteger(t, i, contents)) {
+        keep(i + 2, i, d->last, *IntegerLiteral(text(d->value)));
+      }
+      continue;
+    }
     if (text(i) == "enum") in_enum = true;
     if (in_enum && text(i) == "}") in_enum = false;
     // NAME = INTEGER followed by ';' (constexpr/const variables) or ',' / '}' (enumerators).
@@ -240,18 +292,17 @@ FileConstants ReadFileConstants(const std::string& file, std::string_view conten
       }
       if (!constant) continue;
     }
-    NamedConstant c;
-    c.value = negative ? -*value : *value;
-    c.file = file;
-    c.line = lines.Line(t[i]->begin);
-    c.column = lines.Column(t[i]->begin);
-    c.text = std::string(contents.substr(t[start]->begin, t[v]->end - t[start]->begin));
-    out.constants.emplace(std::string(text(i)), std::move(c));
+    keep(i, start, v, negative ? -*value : *value);
   }
   return out;
 }
 
-std::optional<NamedConstant> ConstantLookup::Find(std::string_view name) const {
+std::optional<NamedConstant> ConstantLookup::Find(std::string_view name, size_t offset) const {
+  const LocalConstant* local = nullptr;  // the innermost body's: bodies nest, so the last to begin
+  for (const LocalConstant& c : own_.locals) {
+    if (c.name == name && c.begin <= offset && offset < c.end && (!local || c.begin > local->begin)) local = &c;
+  }
+  if (local) return local->constant;
   if (auto it = own_.constants.find(name); it != own_.constants.end()) return it->second;
   if (auto it = answers_.find(name); it != answers_.end()) return it->second;
   std::optional<NamedConstant> answer;

@@ -8,6 +8,7 @@
 // lookup asks for a name it may define. `#define` macros are src/cuda/macro_env's business.
 #pragma once
 
+#include <cstdint>
 #include <map>
 #include <memory>
 #include <optional>
@@ -27,12 +28,27 @@ struct NamedConstant {
   std::string text;  // the definition as written ("constexpr int32_t kSM_100 = 100")
 };
 
+// A constant declared inside a function body: seen only by code of that body.
+struct LocalConstant {
+  std::string name;
+  NamedConstant constant;
+  size_t begin = 0, end = 0;  // the body's bytes ('{' to one past '}')
+};
+
 // The constants and quoted includes of one file.
 struct FileConstants {
-  std::map<std::string, NamedConstant, std::less<>> constants;
-  std::vector<std::string> includes;  // as written between the quotes
+  std::map<std::string, NamedConstant, std::less<>> constants;  // outside every function body
+  std::vector<LocalConstant> locals;                            // innermost body last
+  std::vector<std::string> includes;                            // as written between the quotes
 };
-FileConstants ReadFileConstants(const std::string& file, std::string_view contents, const std::vector<Token>& tokens);
+
+// What a file's reader takes besides its constants and enumerators: the scanned file itself also
+// gives its object-like `#define NAME INTEGER` lines and the constants of its function bodies (as
+// a compiler of the file alone sees them); a header's lines are its includers' business
+// (src/cuda/macro_env), and its function bodies are no one else's.
+enum class ConstantsOf { kScannedFile, kHeader };
+FileConstants ReadFileConstants(const std::string& file, std::string_view contents, const std::vector<Token>& tokens,
+                                ConstantsOf what = ConstantsOf::kScannedFile);
 
 class HeaderFacts;  // what the lookups keep of a header (header_constants.cc)
 
@@ -42,7 +58,10 @@ class HeaderFacts;  // what the lookups keep of a header (header_constants.cc)
 class ConstantLookup {
  public:
   ConstantLookup(const std::string& file, FileConstants own) : file_(file), own_(std::move(own)) {}
-  std::optional<NamedConstant> Find(std::string_view name) const;
+  static constexpr size_t kOutsideFunctions = SIZE_MAX;
+  // `name` as code at byte `offset` of the file sees it: a constant of a function body holding
+  // the offset first, then the file's own, then its includes'.
+  std::optional<NamedConstant> Find(std::string_view name, size_t offset = kOutsideFunctions) const;
 
  private:
   const std::vector<std::shared_ptr<const HeaderFacts>>& Closure() const;

@@ -42,8 +42,12 @@ struct View {
   std::vector<size_t> match;
   // The directives left out: the index of each one's `#` in the file's tokens, one past its end.
   std::vector<std::pair<size_t, size_t>> directives = {};
+  // Set when the tokens are a macro's expansion: the file offset of the call they stand for.
+  std::optional<size_t> expanded_at = std::nullopt;
 
   std::string_view Text(size_t i) const { return i < t.size() ? t[i]->Spelling(src) : std::string_view(); }
+  // Where token i stands in the file.
+  size_t Offset(size_t i) const { return expanded_at ? *expanded_at : i < t.size() ? t[i]->begin : src.size(); }
   bool Is(size_t i, std::string_view s) const { return i < t.size() && Text(i) == s; }
   bool IsIdent(size_t i) const { return i < t.size() && t[i]->kind == Token::Kind::kIdentifier; }
 };
@@ -266,6 +270,7 @@ class Evaluator {
         return Int(index == "0" ? arch_.major : arch_.minor, true);
       }
     }
+    const size_t at = v_.Offset(i);  // where the name is read, for the constants in scope there
     std::string last;
     size_t names = 0;
     while (i < b) {
@@ -298,7 +303,7 @@ class Evaluator {
       }
     }
     if (!constants_) return {};
-    if (std::optional<NamedConstant> c = constants_->Find(last)) {
+    if (std::optional<NamedConstant> c = constants_->Find(last, at)) {
       if (std::none_of(used_.begin(), used_.end(), [&](const auto& u) { return u.first == last; }))
         used_.emplace_back(last, *c);
       return Int(c->value);

@@ -1,9 +1,10 @@
 // Runtime gates in host C++: checks that compare a GPU capability (major, minor, sm, sm_version,
 // mSM, arch, cc, compute_capability, getSMVersion(), ...) with integer literals or constants and
 // refuse or skip: arguments of check macros (TORCH_CHECK, FLASHINFER_CHECK, TVM_FFI_ICHECK_EQ,
-// ...) and `if (cond) return false; / return; / throw ...; / continue;`. Found with libclang's AST
-// (a full parse of the file alone, headers not resolved; unknown macros still yield their call
-// arguments through clang's error recovery). See docs/audit.md for the evaluation rule.
+// ...) and `if (cond) return false; / return; / throw ...; / continue;`. Read from the file's
+// tokens (runtime_tokens.h), with the constants of the file and of the headers it includes
+// (header_constants.h) and the check-building macros it defines (check_macros.h). See
+// docs/audit.md for the evaluation rule.
 #pragma once
 
 #include <string>
@@ -13,26 +14,21 @@
 #include "arch/arch.h"
 #include "cuda/tokens.h"
 #include "gate/finding.h"
-#include "util/result.h"
 
 namespace archpatch::cuda {
 
 // Findings of kind "cpp-runtime-gate"; verdict true = the check lets that arch through.
-Result<std::vector<Finding>> FindRuntimeGates(const std::string& file, std::string_view contents,
-                                              const std::vector<arch::Arch>& arches);
-// When the libclang parse runs: only where it can find something (runtime_relevance.h), as audit
-// does; or wherever the code names a capability (the reference the skip rule is tested against).
-enum class RuntimeParse { kWhereReadable, kWhereNamed };
+std::vector<Finding> FindRuntimeGates(const std::string& file, std::string_view contents,
+                                      const std::vector<arch::Arch>& arches);
 
-// The same with the file's tokens already at hand (Lexer::Tokenize).
-Result<std::vector<Finding>> FindRuntimeGates(const std::string& file, std::string_view contents,
-                                              const std::vector<arch::Arch>& arches, const std::vector<Token>& tokens,
-                                              RuntimeParse parse = RuntimeParse::kWhereReadable);
+// The same with the file's tokens already at hand (cuda::Tokenize).
+std::vector<Finding> FindRuntimeGates(const std::string& file, std::string_view contents,
+                                      const std::vector<arch::Arch>& arches, const std::vector<Token>& tokens);
 
 // Whether an identifier of the tokens is a capability name that may be a value: not a scope
 // (`arch::`), a type before a declared name (`UMMA::Major major_a`), a namespace's name or in an
-// #include. Without one neither runtime reader can find a check (FindRuntimeGates returns
-// nothing), so the byte prefilter may skip the file's runtime analysis only then.
+// #include. Without one the token pass can find no check (FindRuntimeGates returns nothing), so
+// the byte prefilter may skip the file's runtime analysis only then.
 bool NamesCapabilityValue(const std::vector<Token>& tokens, std::string_view contents);
 
 // Whether `name` reads as a GPU capability variable or getter: after dropping '_' and an `m`

@@ -1,4 +1,4 @@
-// Runtime capability checks found through libclang's AST, headers unresolved.
+// Runtime capability checks read from the file's tokens, headers unresolved.
 #include "cuda/runtime_gates.h"
 #include "report/finding.h"
 
@@ -10,11 +10,7 @@
 namespace archpatch::cuda {
 namespace {
 
-std::vector<Finding> Find(const std::string& text) {
-  Result<std::vector<Finding>> found = FindRuntimeGates("r.cc", text, arch::AllArches());
-  EXPECT_TRUE(found.ok());
-  return found.ok() ? *found : std::vector<Finding>{};
-}
+std::vector<Finding> Find(const std::string& text) { return FindRuntimeGates("r.cc", text, arch::AllArches()); }
 
 TEST(RuntimeGates, CheckNamesHoldAWordOfACheckInAnyCase) {
   for (std::string_view name : {"TORCH_CHECK", "TVM_FFI_ICHECK_EQ", "FLASHINFER_CHECK", "check_ok", "static_assert",
@@ -59,6 +55,100 @@ TEST(RuntimeGates, ScaleComesFromTheComparedNumber) {
   EXPECT_EQ(f[0].VerdictFor("sm_89"), Tri::kFalse);
   EXPECT_EQ(f[1].VerdictFor("sm_120"), Tri::kFalse);  // a major version: 12
   EXPECT_EQ(f[1].VerdictFor("sm_110"), Tri::kTrue);
+}
+
+TEST(RuntimeGates, RefusalsAndCheckMacrosAreFound) {
+  for (const std::string text : {
+           // a throw after logging, in a block
+           "void Init(const cudaDeviceProp& props) {\n  if (props.major < 9) {\n    LOG_WARNING(\"old GPU\");\n"
+           "    throw std::runtime_error(\"needs sm90\");\n  }\n}\n",
+           // a predicate's early return
+           "bool IsSupported(int major) {\n  if (major < 9) return false;\n  return true;\n}\n",
+           "void Run(int major) { TVM_FFI_ICHECK_EQ(major, 10) << \"sm100 only\"; }\n",
+           "void Run(int sm) { for (int k : {1, 2}) { if (sm < 90) continue; go(k); } }\n",
+       }) {
+    auto f = Find(text);
+    ASSERT_EQ(f.size(), 1u) << text;
+    EXPECT_EQ(f[0].VerdictFor("sm_89"), Tri::kFalse) << text;
+  }
+}
+
+TEST(RuntimeGates, CheckBuiltByAMacroOfTheFileIsReadThroughItsExpansion) {
+  // As a compiler reads it: the `if` comes from the macro's body, and the check stands at the call.
+  auto f = Find(
+      "#define RETURN_FALSE_UNLESS(cond) if (!(cond)) return false\n"
+      "#define REQUIRE_SM(v, why) TORCH_CHECK(getSMVersion() >= v, #why)\n"
+      "bool SupportsFp8(int major) {\n  RETURN_FALSE_UNLESS(major >= 9);\n  REQUIRE_SM(100, needs Blackwell);\n"
+      "  return true;\n}\n");
+  ASSERT_EQ(f.size(), 2u);
+  EXPECT_EQ(f[0].text, "RETURN_FALSE_UNLESS(major >= 9)");
+  EXPECT_EQ(f[0].line, 4);
+  EXPECT_EQ(f[0].column, 3);
+  EXPECT_EQ(f[0].scope, "SupportsFp8");
+  EXPECT_EQ(f[0].VerdictFor("sm_90"), Tri::kTrue);
+  EXPECT_EQ(f[0].VerdictFor("sm_89"), Tri::kFalse);
+  EXPECT_EQ(f[1].text, "REQUIRE_SM(100, needs Blackwell)");
+  EXPECT_EQ(ToJson(f[1])["check"], "TORCH_CHECK");
+  EXPECT_EQ(f[1].VerdictFor("sm_100"), Tri::kTrue);
+  EXPECT_EQ(f[1].VerdictFor("sm_90"), Tri::kFalse);
+  // A macro that builds no check, and a pasting one, are not expanded.
+  EXPECT_TRUE(Find("#define TWICE(x) ((x) * 2)\nint f(int major) { return TWICE(major); }\n").empty());
+  EXPECT_TRUE(Find("#define GUARD(n) if (major < n##0) return\nvoid f(int major) { GUARD(9); }\n").empty());
+}
+
+TEST(RuntimeGates, AnObjectOfACheckingTypeBuiltFromTheConditionIsACheck) {
+  for (const std::string text : {
+           "struct ArchRequirement { ArchRequirement(bool); };\nvoid Pick(int major) { ArchRequirement{major >= 9}; "
+           "}\n",
+           "struct ArchRequirement { ArchRequirement(bool); };\n"
+           "void Pick(int major) { ArchRequirement req{major >= 9}; }\n",
+       }) {
+    auto f = Find(text);
+    ASSERT_EQ(f.size(), 1u) << text;
+    EXPECT_EQ(f[0].text, "major >= 9");
+    EXPECT_EQ(ToJson(f[0])["check"], "ArchRequirement");
+    EXPECT_EQ(f[0].VerdictFor("sm_89"), Tri::kFalse);
+  }
+  // A string that names a check does not make an object one; a class body is no construction.
+  EXPECT_TRUE(Find("struct Reason { Reason(const char*, bool); };\n"
+                   "void Pick(int major) { Reason r{\"check\", major >= 9}; }\n")
+                  .empty());
+  EXPECT_TRUE(Find("struct Require { int major = 9; bool ok() const { return major >= 9; } };\n").empty());
+}
+
+TEST(RuntimeGates, AFunctionsConstantsAreSeenOnlyInsideIt) {
+  // DeepGEMM's form: `constexpr int block_kv = 256;` in one function, a parameter of the same name
+  // checked in another; only the function that declares the constant reads it.
+  auto f = Find(
+      "void a(int arch_major) {\n  constexpr int block_kv = 256;\n  go(block_kv);\n}\n"
+      "void b(int arch_major, int block_kv) {\n"
+      "  DG_HOST_ASSERT((arch_major == 10 and (block_kv == 32 or block_kv == 64)) or\n"
+      "                 (arch_major == 9 and block_kv == 64));\n}\n"
+      "void c(int arch_major) {\n  constexpr int kMinMajor = 9;\n  DG_HOST_ASSERT(arch_major >= kMinMajor);\n}\n");
+  ASSERT_EQ(f.size(), 2u);
+  EXPECT_EQ(f[0].line, 6);
+  EXPECT_EQ(f[0].VerdictFor("sm_120"), Tri::kFalse);  // block_kv unknown: the arch decides
+  EXPECT_EQ(f[0].VerdictFor("sm_100"), Tri::kUnknown);
+  EXPECT_EQ(f[1].line, 11);
+  EXPECT_EQ(f[1].VerdictFor("sm_90"), Tri::kTrue);
+  EXPECT_EQ(f[1].VerdictFor("sm_80"), Tri::kFalse);
+  ASSERT_EQ(f[1].via.size(), 1u);
+  EXPECT_EQ(f[1].via[0].line, 10);
+}
+
+TEST(RuntimeGates, AConstructorsCheckIsInTheConstructorNotItsLastInitializer) {
+  // TensorRT-LLM's CutlassGemmConfig: member initializers between the parameters and the body.
+  for (const std::string init : {"is_tma_warp_specialized(true)", "is_tma_warp_specialized{true}"}) {
+    auto f = Find(
+        "struct CutlassGemmConfig {\n  CutlassGemmConfig(int sm_version) noexcept\n"
+        "      : sm_version(sm_version), " +
+        init +
+        " {\n    TLLM_CHECK_WITH_INFO(sm_version >= 100 && sm_version < 120, \"Expected SM 10x\");\n"
+        "  }\n  int sm_version;\n  bool is_tma_warp_specialized;\n};\n");
+    ASSERT_EQ(f.size(), 1u) << init;
+    EXPECT_EQ(f[0].scope, "CutlassGemmConfig") << init;
+    EXPECT_EQ(f[0].VerdictFor("sm_120"), Tri::kFalse);
+  }
 }
 
 TEST(RuntimeGates, ComparisonsThatDoNotRefuseAreNotGates) {

@@ -5,6 +5,7 @@
 #include <map>
 #include <optional>
 
+#include "cuda/check_macros.h"
 #include "cuda/functions.h"
 #include "cuda/runtime_eval.h"
 #include "cuda/runtime_gates.h"
@@ -16,23 +17,31 @@ using namespace runtime_detail;  // the evaluator (runtime_eval.h)
 
 class TokenScan {
  public:
+  // `macros`: the file's check-building macros, whose calls are read through their expansion;
+  // null for the expansion itself (one level deep).
   TokenScan(const std::string& file, std::string_view contents, const std::vector<arch::Arch>& arches,
-            const std::vector<Token>& tokens, const View& view, const ConstantLookup& constants)
+            const std::vector<Token>& tokens, const View& view, const ConstantLookup& constants,
+            const FileCheckMacros* macros)
       : file_(file),
         contents_(contents),
         arches_(arches),
         v_(view),
         lines_(contents),
         tokens_(tokens),
-        constants_(constants) {}
+        constants_(constants),
+        macros_(macros) {}
 
   std::vector<Finding> Run() {
-    CollectBound();
+    if (!v_.expanded_at) CollectBound();  // an expansion's bindings would point into its own text
     for (size_t i = 0; i < v_.t.size(); ++i) {
       if (v_.Is(i, "if") && !v_.Is(i - 1, "else"))
         Chain(i);
+      else if (macros_ && v_.IsIdent(i) && v_.Is(i + 1, "(") && macros_->Has(v_.Text(i)))
+        ExpandCall(i);
       else if (v_.IsIdent(i) && v_.Is(i + 1, "(") && IsCheckName(v_.Text(i)))
-        CheckMacro(i);
+        CheckMacro(i, i);
+      else if (const size_t check = ConstructedCheck(i); check != kNone)
+        CheckMacro(i, check);
     }
     return std::move(findings_);
   }
@@ -229,9 +238,23 @@ class TokenScan {
     return out;
   }
 
-  void CheckMacro(size_t i) {
-    const size_t open = i + 1, close = v_.match[open];
-    if (close == std::string_view::npos || v_.Is(close + 1, "{") || v_.Is(i - 1, "::")) return;
+  static constexpr size_t kNone = std::string_view::npos;
+
+  // `Requirement{major >= 9};`, `ArchRequirement req{major >= 9};`: an object of a checking type
+  // built from the condition, in an expression (after `;`, `{`, `}`, `(`, `,`, `=` or `return`):
+  // the index of the type's name, or kNone. A class's own body (`struct Require {`) is none.
+  size_t ConstructedCheck(size_t i) const {
+    if (!v_.IsIdent(i) || !v_.Is(i + 1, "{")) return kNone;
+    const size_t type = i > 0 && v_.IsIdent(i - 1) ? i - 1 : i;
+    if (!IsCheckName(v_.Text(type))) return kNone;
+    if (type == 0) return type;
+    static constexpr std::string_view kBefore[] = {";", "{", "}", "(", ",", "=", "return"};
+    const std::string_view before = v_.Text(type - 1);
+    return std::find(std::begin(kBefore), std::end(kBefore), before) != std::end(kBefore) ? type : kNone;
+  }
+
+  // The arguments of the call or braced list opened at `open`: [begin, end) token ranges.
+  std::vector<std::pair<size_t, size_t>> Arguments(size_t open, size_t close) const {
     std::vector<std::pair<size_t, size_t>> args;
     size_t start = open + 1;
     for (size_t k = open + 1; k <= close; ++k) {
@@ -242,8 +265,16 @@ class TokenScan {
         k = v_.match[k];
       }
     }
+    return args;
+  }
+
+  // A check macro's call (or a checking object's construction) at `i`, named by the token `name`.
+  void CheckMacro(size_t i, size_t name_at) {
+    const size_t open = i + 1, close = v_.match[open];
+    if (close == std::string_view::npos || v_.Is(close + 1, "{") || v_.Is(i - 1, "::")) return;
+    const std::vector<std::pair<size_t, size_t>> args = Arguments(open, close);
     if (args.empty() || args[0].first >= args[0].second) return;
-    const std::string name(v_.Text(i));
+    const std::string name(v_.Text(name_at));
     static constexpr std::pair<std::string_view, std::string_view> kSuffixes[] = {
         {"_EQ", "=="}, {"_NE", "!="}, {"_LT", "<"}, {"_LE", "<="}, {"_GT", ">"}, {"_GE", ">="}};
     for (const auto& [suffix, op] : kSuffixes) {
@@ -254,6 +285,32 @@ class TokenScan {
       }
     }
     Record({args[0].first, args[0].second, 0, 0, 0, 0, "", false, "check-macro", name});
+  }
+
+  // A call of one of the file's check-building macros: the checks of its expansion, reported at
+  // the call, as a compiler reads them.
+  void ExpandCall(size_t i) {
+    const size_t open = i + 1, close = v_.match[open];
+    if (close == std::string_view::npos) return;
+    std::vector<std::string_view> args;
+    for (const auto& [a, b] : Arguments(open, close)) {
+      args.push_back(a < b ? contents_.substr(v_.t[a]->begin, v_.t[b - 1]->end - v_.t[a]->begin) : "");
+    }
+    std::optional<std::string> expansion = macros_->Expand(v_.Text(i), args);
+    if (!expansion) return;
+    if (v_.Is(close + 1, ";")) *expansion += ';';  // `MACRO(x);`: the statement the body starts ends there
+    const std::vector<Token> tokens = Tokenize(*expansion);
+    View view = MakeView(*expansion, tokens);
+    const size_t b = v_.t[i]->begin, e = v_.t[close]->end;
+    view.expanded_at = b;
+    for (Finding& f : TokenScan(file_, *expansion, arches_, tokens, view, constants_, nullptr).Run()) {
+      f.line = lines_.Line(b), f.column = lines_.Column(b);
+      f.text = std::string(contents_.substr(b, e - b));
+      f.span = {b, e};
+      f.scope = EnclosingFunction(Bodies(), b);
+      if (!f.chain.enclosing) f.chain.enclosing = EnclosingVerdict(i);
+      findings_.push_back(std::move(f));
+    }
   }
 
   static Val Evaluate(Evaluator& e, const GateSpec& g) {
@@ -314,6 +371,7 @@ class TokenScan {
   const std::vector<Token>& tokens_;
   std::optional<std::vector<FunctionBody>> bodies_;  // found at the first finding: most files have none
   const ConstantLookup& constants_;
+  const FileCheckMacros* macros_;
   std::map<std::string, Bound, std::less<>> bound_;
   std::vector<Arm> arms_;  // the capability-testing if arms seen so far (an arm precedes its body)
   std::vector<Finding> findings_;
@@ -324,7 +382,8 @@ class TokenScan {
 std::vector<Finding> FindRuntimeGatesInTokens(const std::string& file, std::string_view contents,
                                               const std::vector<arch::Arch>& arches, const std::vector<Token>& tokens,
                                               const View& view, const ConstantLookup& constants) {
-  return TokenScan(file, contents, arches, tokens, view, constants).Run();
+  const FileCheckMacros macros(view, tokens);
+  return TokenScan(file, contents, arches, tokens, view, constants, &macros).Run();
 }
 
 }  // namespace archpatch::cuda
