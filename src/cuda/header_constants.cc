@@ -258,7 +258,7 @@ FileConstants ReadFileConstants(const std::string& file, std::string_view conten
       if (!bodies) bodies = FindFunctionBodies(all, contents);
       if (const FunctionBody* body = InnermostBody(*bodies, t[name]->begin)) {
         if (what == ConstantsOf::kScannedFile)
-          out.locals.push_back({std::string(text(name)), std::move(c), body->begin, body->end});
+          out.locals.emplace(std::string(text(name)), LocalConstant{std::move(c), body->begin, body->end});
         return;
       }
     }
@@ -299,8 +299,9 @@ FileConstants ReadFileConstants(const std::string& file, std::string_view conten
 
 std::optional<NamedConstant> ConstantLookup::Find(std::string_view name, size_t offset) const {
   const LocalConstant* local = nullptr;  // the innermost body's: bodies nest, so the last to begin
-  for (const LocalConstant& c : own_.locals) {
-    if (c.name == name && c.begin <= offset && offset < c.end && (!local || c.begin > local->begin)) local = &c;
+  for (auto [it, end] = own_.locals.equal_range(name); it != end; ++it) {
+    const LocalConstant& c = it->second;
+    if (c.begin <= offset && offset < c.end && (!local || c.begin > local->begin)) local = &c;
   }
   if (local) return local->constant;
   if (auto it = own_.constants.find(name); it != own_.constants.end()) return it->second;

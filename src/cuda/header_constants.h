@@ -30,16 +30,15 @@ struct NamedConstant {
 
 // A constant declared inside a function body: seen only by code of that body.
 struct LocalConstant {
-  std::string name;
   NamedConstant constant;
   size_t begin = 0, end = 0;  // the body's bytes ('{' to one past '}')
 };
 
 // The constants and quoted includes of one file.
 struct FileConstants {
-  std::map<std::string, NamedConstant, std::less<>> constants;  // outside every function body
-  std::vector<LocalConstant> locals;                            // innermost body last
-  std::vector<std::string> includes;                            // as written between the quotes
+  std::map<std::string, NamedConstant, std::less<>> constants;    // outside every function body
+  std::multimap<std::string, LocalConstant, std::less<>> locals;  // by name, in file order
+  std::vector<std::string> includes;                              // as written between the quotes
 };
 
 // What a file's reader takes besides its constants and enumerators: the scanned file itself also
