@@ -223,8 +223,9 @@ int RunAudit(const Context&, const std::vector<std::string>& args) {
   // A Python module's gates are linked to what it loads on the worker that scanned it, with its
   // bytes at hand (the index is ready long before the findings round starts).
   options.after_python_file = [artifacts, target = options.target](const std::string& file, std::string_view contents,
+                                                                   const python::ModuleSyntax& syntax,
                                                                    std::vector<Finding>& kept) {
-    scan::LinkFilePrebuilt(kept, file, contents, artifacts.get(), target);
+    scan::LinkFilePrebuilt(kept, file, contents, artifacts.get(), target, &syntax);
   };
   // The known-unsafe list too (7.5 KB of YAML: 7 ms of the serial end); it is loaded once.
   std::future<std::vector<rules::Rule>> shipped = std::async(std::launch::async, [] {

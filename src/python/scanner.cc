@@ -157,12 +157,14 @@ Result<ScannedModule> ScanPythonModule(const std::string& file, std::string_view
                                        const std::vector<arch::Arch>& arches) {
   Result<Tokenized> tokens = TokenizeMatched(file, contents);
   if (!tokens) return tokens.error();
-  const TokenStream ts = MakeStream(contents, std::move(*tokens));
-  const std::vector<LogicalLine> lines = SplitLines(ts);
+  ScannedModule out;
+  out.syntax.ts = MakeStream(contents, std::move(*tokens));
+  out.syntax.lines = SplitLines(out.syntax.ts);
+  const TokenStream& ts = out.syntax.ts;
+  const std::vector<LogicalLine>& lines = out.syntax.lines;
   const std::vector<Gate> gates = Recognizer(ts, lines).Run();
 
   const StatementIndex statements(ts, lines);
-  ScannedModule out;
   std::set<std::tuple<size_t, size_t, size_t>> seen;  // literal span + where it is used
   for (const Gate& g : gates) {
     if (!seen.insert({g.literal.span.begin, g.literal.span.end, g.first_token}).second) continue;

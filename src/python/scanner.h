@@ -9,6 +9,7 @@
 
 #include "arch/arch.h"
 #include "python/module_summary.h"
+#include "python/syntax.h"
 #include "gate/finding.h"
 #include "util/result.h"
 
@@ -21,11 +22,19 @@ namespace archpatch::python {
 Result<std::vector<Finding>> ScanPython(const std::string& file, std::string_view contents,
                                         const std::vector<arch::Arch>& arches);
 
+// The module's tokens and logical lines, as the scan read them (their text is the scanned bytes:
+// valid while those are).
+struct ModuleSyntax {
+  TokenStream ts;
+  std::vector<LogicalLine> lines;
+};
+
 // The same, with what the package model needs from the module (python/package.h), taken from
-// the same token pass.
+// the same token pass, and the syntax it was read from (for a later pass over the same bytes).
 struct ScannedModule {
   std::vector<Finding> findings;
   ModuleSummary summary;
+  ModuleSyntax syntax;
 };
 Result<ScannedModule> ScanPythonModule(const std::string& file, std::string_view contents,
                                        const std::vector<arch::Arch>& arches);

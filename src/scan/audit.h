@@ -13,6 +13,7 @@
 #include "cuda/macro_env.h"
 #include "cuda/tokens.h"
 #include "gate/finding.h"
+#include "python/scanner.h"
 #include "scan/walk.h"
 #include "util/result.h"
 
@@ -46,8 +47,10 @@ struct ScannedFile {
 // Gets the file's findings that the audit keeps (it may annotate them and add its own) and the
 // audit's warnings. Runs on worker threads: it must be safe to call concurrently.
 using FilePass = std::function<void(ScannedFile& file, std::vector<Finding>& findings, std::vector<Error>& warnings)>;
-// A Python module's kept findings, with its bytes, while a worker still holds them.
-using PythonPass = std::function<void(const std::string& file, std::string_view contents, std::vector<Finding>& kept)>;
+// A Python module's kept findings, with its bytes and the scan's tokens of them, while a worker
+// still holds them.
+using PythonPass = std::function<void(const std::string& file, std::string_view contents,
+                                      const python::ModuleSyntax& syntax, std::vector<Finding>& kept)>;
 
 struct AuditOptions {
   arch::Arch target;

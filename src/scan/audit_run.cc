@@ -217,7 +217,7 @@ void AuditRun::ScanPython(const std::string& path, std::string_view contents, Wo
   }
   std::vector<Finding> kept = Kept(std::move(scanned->findings));
   if (!kept.empty() && !chains.empty()) out.chains[path] = std::move(chains);
-  if (!kept.empty() && options_.after_python_file) options_.after_python_file(path, contents, kept);
+  if (!kept.empty() && options_.after_python_file) options_.after_python_file(path, contents, scanned->syntax, kept);
   std::move(kept.begin(), kept.end(), std::back_inserter(out.findings));
 }
 

@@ -52,14 +52,11 @@ struct ModuleCalls {
   std::map<std::string, std::vector<std::string>> local;  // a function's name -> its scopes here
 };
 
-ModuleCalls ReadCalls(const std::string& file, std::string_view source) {
+ModuleCalls ReadCalls(const python::TokenStream& ts, const std::vector<python::LogicalLine>& lines) {
   ModuleCalls out;
-  Result<std::vector<python::Token>> tokens = python::Tokenize(file, source);
-  if (!tokens) return out;
-  const python::TokenStream ts = python::MakeStream(source, std::move(*tokens));
   // The lines of a scope share its names (python::Scope): each scope's name is made once.
   std::map<const std::vector<std::string>*, std::string> names;
-  for (const python::LogicalLine& line : python::SplitLines(ts)) {
+  for (const python::LogicalLine& line : lines) {
     if (line.scope.empty() || line.first >= line.last) continue;
     auto name = names.find(&line.scope.names());
     if (name == names.end()) name = names.emplace(&line.scope.names(), python::ScopeName(line.scope)).first;
@@ -77,6 +74,14 @@ ModuleCalls ReadCalls(const std::string& file, std::string_view source) {
   }
   for (const auto& [scope, names] : out.by_scope) out.local[LastPart(scope)].push_back(scope);
   return out;
+}
+
+// The same from the module's bytes, tokenized here.
+ModuleCalls ReadCalls(const std::string& file, std::string_view source) {
+  Result<std::vector<python::Token>> tokens = python::Tokenize(file, source);
+  if (!tokens) return {};
+  const python::TokenStream ts = python::MakeStream(source, std::move(*tokens));
+  return ReadCalls(ts, python::SplitLines(ts));
 }
 
 // The loaders `names` reach: loaders of that name anywhere, and the functions of this module of
@@ -172,7 +177,7 @@ bool NamesALoader(std::string_view source, const std::string& file, const Artifa
 }
 
 void LinkOneFile(const std::vector<Finding*>& findings, const std::string& file, std::string_view source,
-                 const ArtifactIndex& index, const arch::Arch& target) {
+                 const ArtifactIndex& index, const arch::Arch& target, const python::ModuleSyntax* syntax) {
   std::optional<ModuleCalls> calls;
   for (Finding* f : findings) {
     f->prebuilt_read = true;
@@ -184,7 +189,7 @@ void LinkOneFile(const std::vector<Finding*>& findings, const std::string& file,
     if (!calls) {
       calls.emplace();
       if (NamesALoader(source, file, index)) {
-        *calls = ReadCalls(file, source);
+        *calls = syntax ? ReadCalls(syntax->ts, syntax->lines) : ReadCalls(file, source);
         ResolveReached(file, *calls, index);
       }
     }
@@ -195,13 +200,13 @@ void LinkOneFile(const std::vector<Finding*>& findings, const std::string& file,
 }  // namespace
 
 void LinkFilePrebuilt(std::vector<Finding>& findings, const std::string& file, std::string_view source,
-                      const ArtifactIndex& index, const arch::Arch& target) {
+                      const ArtifactIndex& index, const arch::Arch& target, const python::ModuleSyntax* syntax) {
   if (index.empty()) return;
   std::vector<Finding*> mine;
   for (Finding& f : findings) {
     if (f.file == file) mine.push_back(&f);
   }
-  LinkOneFile(mine, file, source, index, target);
+  LinkOneFile(mine, file, source, index, target, syntax);
 }
 
 std::vector<gate::PrebuiltArtifacts> LinkPlace(const std::string& file, std::string_view source, size_t offset,
@@ -218,7 +223,7 @@ std::vector<gate::PrebuiltArtifacts> LinkPlace(const std::string& file, std::str
   } else {
     place.kind = gate::Kind::kCppRuntimeGate;
   }
-  LinkOneFile({&place}, file, source, index, target);
+  LinkOneFile({&place}, file, source, index, target, nullptr);
   return place.prebuilt;
 }
 
@@ -236,7 +241,7 @@ void LinkPrebuilt(std::vector<Finding>& findings, const ArtifactIndex& index, co
     const auto& [file, mine] = *files[k];
     const bool python = std::any_of(mine.begin(), mine.end(), [](const Finding* f) { return f->python(); });
     Result<std::string> source = python ? ReadInputFile(file, kMaxSourceBytes) : std::string();
-    LinkOneFile(mine, file, source ? *source : std::string(), index, target);
+    LinkOneFile(mine, file, source ? *source : std::string(), index, target, nullptr);
   });
 }
 

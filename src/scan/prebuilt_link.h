@@ -16,6 +16,7 @@
 #include "arch/arch.h"
 #include "gate/finding.h"
 #include "gate/group.h"
+#include "python/scanner.h"
 #include "scan/artifacts.h"
 
 namespace archpatch::scan {
@@ -25,9 +26,11 @@ inline constexpr int kMaxCallDepth = 4;
 // Links the findings of one file whose bytes are `source` (Finding::prebuilt, marking each
 // Finding::prebuilt_read). Findings of other files are left alone. Audit calls it on a worker
 // for each Python module's kept findings (AuditOptions::after_python_file): the module is not
-// read and tokenized again in the serial end, where those links were a quarter of it.
+// read and tokenized again in the serial end, where those links were a quarter of it. `syntax`:
+// the scan's tokens and lines of `source`, when the caller has them (otherwise it is tokenized).
 void LinkFilePrebuilt(std::vector<Finding>& findings, const std::string& file, std::string_view source,
-                      const ArtifactIndex& index, const arch::Arch& target);
+                      const ArtifactIndex& index, const arch::Arch& target,
+                      const python::ModuleSyntax* syntax = nullptr);
 
 // What an edit at byte `offset` of `file` reaches when it touches no gate the file's own scan
 // finds (a `replace:` of a predicate call only the package model resolves): the links of a gate
