@@ -78,6 +78,7 @@ std::optional<std::string> FileCheckMacros::Expand(std::string_view name,
     std::optional<std::string> replaced = argument(m.body[k]);
     out += replaced ? *replaced : std::string(m.body[k]);
     out += ' ';
+    if (out.size() > kMaxExpansionBytes) return std::nullopt;
   }
   return out;
 }

@@ -18,6 +18,10 @@
 
 namespace archpatch::cuda {
 
+// A body that names a long argument many times could expand a small file without bound; a real
+// check's expansion is a line or two.
+inline constexpr size_t kMaxExpansionBytes = 64 * 1024;
+
 class FileCheckMacros {
  public:
   // `view`: runtime_detail::MakeView(contents, tokens), whose directives are read.
@@ -26,8 +30,9 @@ class FileCheckMacros {
   bool Has(std::string_view name) const { return macros_.find(name) != macros_.end(); }
 
   // The replacement text of `name` called with `args` (each argument's text), or nothing when the
-  // call does not match the parameters or the body pastes tokens (`##`). A `#param` becomes an
-  // empty string literal: what a check's message says does not decide what it lets through.
+  // call does not match the parameters, the body pastes tokens (`##`) or the text would pass
+  // kMaxExpansionBytes. A `#param` becomes an empty string literal: what a check's message says
+  // does not decide what it lets through.
   std::optional<std::string> Expand(std::string_view name, const std::vector<std::string_view>& args) const;
 
  private:

@@ -91,6 +91,11 @@ TEST(RuntimeGates, CheckBuiltByAMacroOfTheFileIsReadThroughItsExpansion) {
   EXPECT_EQ(ToJson(f[1])["check"], "TORCH_CHECK");
   EXPECT_EQ(f[1].VerdictFor("sm_100"), Tri::kTrue);
   EXPECT_EQ(f[1].VerdictFor("sm_90"), Tri::kFalse);
+  // An expansion past the bound is not read (a body naming a long argument many times).
+  std::string many = "#define REQUIRE_ALL(c) if (!(c";
+  for (int k = 0; k < 64; ++k) many += " && c";
+  many += ")) return false\nbool f(int major) {\n  REQUIRE_ALL(major >= 9 && " + std::string(2000, '1') + ");\n}\n";
+  EXPECT_TRUE(Find(many).empty());
   // A macro that builds no check, and a pasting one, are not expanded.
   EXPECT_TRUE(Find("#define TWICE(x) ((x) * 2)\nint f(int major) { return TWICE(major); }\n").empty());
   EXPECT_TRUE(Find("#define GUARD(n) if (major < n##0) return\nvoid f(int major) { GUARD(9); }\n").empty());
