@@ -7,7 +7,7 @@ export CCACHE_BASEDIR=${CCACHE_BASEDIR:-$PWD}
 # With -g, ccache also hashes the folder the compiler runs in; a fresh clone elsewhere would
 # rebuild everything (the debug info of a reused object names the first checkout's folder).
 export CCACHE_NOHASHDIR=${CCACHE_NOHASHDIR:-1}
-# Eleven targets at 20 s each, run side by side: the fuzzing step of CI takes about two minutes on
+# Twelve targets at 20 s each, run side by side: the fuzzing step of CI takes about two minutes on
 # two cores.
 seconds=${FUZZ_SECONDS:-20}
 CC=clang-19 CXX=clang++-19 cmake -S . -B build-fuzz -G Ninja -DARCHPATCH_FUZZ=ON \
