@@ -91,11 +91,21 @@ TEST(RuntimeGates, CheckBuiltByAMacroOfTheFileIsReadThroughItsExpansion) {
   EXPECT_EQ(ToJson(f[1])["check"], "TORCH_CHECK");
   EXPECT_EQ(f[1].VerdictFor("sm_100"), Tri::kTrue);
   EXPECT_EQ(f[1].VerdictFor("sm_90"), Tri::kFalse);
-  // An expansion past the bound is not read (a body naming a long argument many times).
-  std::string many = "#define REQUIRE_ALL(c) if (!(c";
-  for (int k = 0; k < 64; ++k) many += " && c";
-  many += ")) return false\nbool f(int major) {\n  REQUIRE_ALL(major >= 9 && " + std::string(2000, '1') + ");\n}\n";
-  EXPECT_TRUE(Find(many).empty());
+  // An expansion past the bound is not read (a body naming a long argument many times), and the
+  // expansions of a file add up to at most twice its size (plus one bound): the first calls are
+  // read, the last are not.
+  std::string body = "#define GUARD_ALL(c) if (!(c";
+  for (int k = 0; k < 64; ++k) body += " && c";
+  body += ")) return false\n";
+  EXPECT_TRUE(
+      Find(body + "bool f(int major) {\n  GUARD_ALL(major >= 9 && " + std::string(2000, '1') + ");\n}\n").empty());
+  std::string calls = body + "bool f(int major) {\n";
+  for (int k = 0; k < 400; ++k) calls += "  GUARD_ALL(major >= 9 && " + std::string(20, '1') + ");\n";
+  const auto capped = Find(calls + "}\n");
+  ASSERT_FALSE(capped.empty());
+  EXPECT_EQ(capped.front().line, 3);
+  EXPECT_EQ(capped.front().text, "GUARD_ALL(major >= 9 && " + std::string(20, '1') + ")");
+  EXPECT_LT(capped.size(), 400u);
   // A macro that builds no check, and a pasting one, are not expanded.
   EXPECT_TRUE(Find("#define TWICE(x) ((x) * 2)\nint f(int major) { return TWICE(major); }\n").empty());
   EXPECT_TRUE(Find("#define GUARD(n) if (major < n##0) return\nvoid f(int major) { GUARD(9); }\n").empty());

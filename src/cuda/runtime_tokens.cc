@@ -36,8 +36,8 @@ class TokenScan {
     for (size_t i = 0; i < v_.t.size(); ++i) {
       if (v_.Is(i, "if") && !v_.Is(i - 1, "else"))
         Chain(i);
-      else if (macros_ && v_.IsIdent(i) && v_.Is(i + 1, "(") && macros_->Has(v_.Text(i)))
-        ExpandCall(i);
+      else if (macros_ && v_.IsIdent(i) && v_.Is(i + 1, "(") && macros_->Has(v_.Text(i)) && ExpandCall(i))
+        continue;
       else if (v_.IsIdent(i) && v_.Is(i + 1, "(") && IsCheckName(v_.Text(i)))
         CheckMacro(i, i);
       else if (const size_t check = ConstructedCheck(i); check != kNone)
@@ -288,16 +288,19 @@ class TokenScan {
   }
 
   // A call of one of the file's check-building macros: the checks of its expansion, reported at
-  // the call, as a compiler reads them.
-  void ExpandCall(size_t i) {
+  // the call, as a compiler reads them. False when it was not expanded: past the file's budget
+  // (expansions lexed add up to at most twice the file, plus one: linear in the file, whatever
+  // its calls), an unbalanced call, or arguments that do not fit.
+  bool ExpandCall(size_t i) {
     const size_t open = i + 1, close = v_.match[open];
-    if (close == std::string_view::npos) return;
+    if (close == std::string_view::npos) return false;
     std::vector<std::string_view> args;
     for (const auto& [a, b] : Arguments(open, close)) {
       args.push_back(a < b ? contents_.substr(v_.t[a]->begin, v_.t[b - 1]->end - v_.t[a]->begin) : "");
     }
     std::optional<std::string> expansion = macros_->Expand(v_.Text(i), args);
-    if (!expansion) return;
+    if (!expansion || expanded_bytes_ + expansion->size() > 2 * contents_.size() + kMaxExpansionBytes) return false;
+    expanded_bytes_ += expansion->size();
     if (v_.Is(close + 1, ";")) *expansion += ';';  // `MACRO(x);`: the statement the body starts ends there
     const std::vector<Token> tokens = Tokenize(*expansion);
     View view = MakeView(*expansion, tokens);
@@ -311,6 +314,7 @@ class TokenScan {
       if (!f.chain.enclosing) f.chain.enclosing = EnclosingVerdict(i);
       findings_.push_back(std::move(f));
     }
+    return true;
   }
 
   static Val Evaluate(Evaluator& e, const GateSpec& g) {
@@ -372,6 +376,7 @@ class TokenScan {
   std::optional<std::vector<FunctionBody>> bodies_;  // found at the first finding: most files have none
   const ConstantLookup& constants_;
   const FileCheckMacros* macros_;
+  size_t expanded_bytes_ = 0;  // the macro expansions lexed so far
   std::map<std::string, Bound, std::less<>> bound_;
   std::vector<Arm> arms_;  // the capability-testing if arms seen so far (an arm precedes its body)
   std::vector<Finding> findings_;
