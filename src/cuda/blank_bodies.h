@@ -2,8 +2,9 @@
 // the braces becomes a space (newlines stay, so every offset, line and column stays), except the
 // directive lines, which stay as they are. The preprocessor then sees the same chains (no #if
 // loses its #endif, every #define stays) and clang parses only the code left. Keeping whole each
-// body that held a directive left most of a kernel file to parse (cutlass_fused_moe_kernels.cuh:
-// 245 KB, one capability name).
+// body that held a directive left most of a kernel file to parse (the hazard checks' empty-kernel
+// parses; and, until the C++ runtime checks were read from tokens alone, the runtime parse of
+// cutlass_fused_moe_kernels.cuh: 245 KB, one capability name).
 #pragma once
 
 #include <string>
