@@ -85,12 +85,13 @@ std::string KernelName(const std::vector<Token>& code, size_t global, std::strin
   return "";
 }
 
-// Index of the '(' matching the ')' at `close`, or `close` when there is none.
-size_t OpenParen(const std::vector<Token>& code, size_t close, std::string_view contents) {
+// Index of the '(' or '{' matching the ')' or '}' at `close`, or `close` when there is none.
+size_t OpenBracket(const std::vector<Token>& code, size_t close, std::string_view contents) {
+  const bool brace = Is(code[close], contents, "}");
   int depth = 0;
   for (size_t i = close + 1; i-- > 0;) {
-    if (Is(code[i], contents, ")")) ++depth;
-    if (Is(code[i], contents, "(") && --depth == 0) return i;
+    if (brace ? Is(code[i], contents, "}") : Is(code[i], contents, ")")) ++depth;
+    if ((brace ? Is(code[i], contents, "{") : Is(code[i], contents, "(")) && --depth == 0) return i;
   }
   return close;
 }
@@ -139,7 +140,7 @@ std::string Qualified(const std::vector<Token>& code, size_t first, std::string 
 // too, `plain` does not (FindFunctionBodies with and without `scopes`). `plain` may be null.
 std::string FunctionNamesBefore(const std::vector<Token>& code, size_t close, std::string_view contents, bool operators,
                                 std::string* plain) {
-  const size_t open = OpenParen(code, close, contents);
+  const size_t open = OpenBracket(code, close, contents);
   if (open == close || open == 0) return "";
   auto [first, full] = operators ? OperatorName(code, open, contents) : std::pair<size_t, std::string>{open, ""};
   if (!full.empty()) {  // an operator: the plain reading takes the word before '(' alone
@@ -173,23 +174,12 @@ size_t CloseBeforeBody(const std::vector<Token>& code, size_t brace, std::string
   return i;
 }
 
-// Index of the '{' matching the '}' at `close`, or `close` when there is none.
-size_t OpenBrace(const std::vector<Token>& code, size_t close, std::string_view contents) {
-  int depth = 0;
-  for (size_t i = close + 1; i-- > 0;) {
-    if (Is(code[i], contents, "}")) ++depth;
-    if (Is(code[i], contents, "{") && --depth == 0) return i;
-  }
-  return close;
-}
-
 // A constructor's member initializers (`Ctor(int a) : a_(a), b_{a} {`) stand between its
 // parameter list and its body: from `i`, just past what precedes the body, the index just past
 // the parameter list's ')'; `i` itself where no initializer list ends.
 size_t BeforeInitializers(const std::vector<Token>& code, size_t i, std::string_view contents) {
   for (size_t k = i; k > 0 && (Is(code[k - 1], contents, ")") || Is(code[k - 1], contents, "}"));) {
-    const size_t open =
-        Is(code[k - 1], contents, ")") ? OpenParen(code, k - 1, contents) : OpenBrace(code, k - 1, contents);
+    const size_t open = OpenBracket(code, k - 1, contents);
     if (open == k - 1 || open == 0 || code[open - 1].kind != Token::Kind::kIdentifier) return i;
     size_t name = open - 1;  // `ns::Base(x)` initializes a base
     while (name >= 2 && Is(code[name - 1], contents, "::") && code[name - 2].kind == Token::Kind::kIdentifier)
@@ -220,7 +210,7 @@ std::string BodyName(const std::vector<Token>& code, size_t brace, std::string_v
 std::string LambdaName(const std::vector<Token>& code, size_t brace, std::string_view contents) {
   size_t i = CloseBeforeBody(code, brace, contents);
   if (i > 0 && Is(code[i - 1], contents, ")")) {
-    i = OpenParen(code, i - 1, contents);
+    i = OpenBracket(code, i - 1, contents);
     while (i > 0 && (Is(code[i - 1], contents, "__device__") || Is(code[i - 1], contents, "__host__"))) --i;
   }
   if (i == 0 || !Is(code[i - 1], contents, "]")) return "";
