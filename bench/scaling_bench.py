@@ -2,11 +2,11 @@
 """Instructions per byte as one file doubles: super-linear work shows at once.
 
 Writes a CuTe-shaped header (bench/gen_tree.py --single) with G, 2G, 4G, ... MMA atoms (two gate
-findings each), a host launcher file with as many runtime checks (libclang, the token pass, a
-constant from an included header) and a Python file with as many capability checks and predicates
+findings each), a host launcher file with as many runtime checks (the token pass, a constant
+from an included header) and a Python file with as many capability checks and predicates
 with their calls (bench/gen_python_tree.py --single: the package model's work), runs `archpatch audit --arch sm_120 --json --jobs 1 FILE` under callgrind (instruction
 counts repeat exactly on a busy machine, unlike time), subtracts the count of the same audit of
-an empty file of the same kind (start-up: libclang, rules/features.yaml), and prints instructions
+an empty file of the same kind (start-up: rules/features.yaml, the shipped rules), and prints instructions
 per byte with the ratio to the step before. Linear work keeps that ratio near 1.00; work per gate
 that grows with the file's size doubles it at every step.
 
@@ -38,9 +38,9 @@ def instructions(binary, path, flags, work):
     raise RuntimeError(f"no callgrind totals for {path}")
 
 
-# A host launcher file (FlashInfer csrc/, TensorRT-LLM runners): runtime checks read by libclang
-# and by the token pass (src/cuda/runtime_tokens.h), a named constant from an included header, a
-# bound condition, and conditions that read no capability.
+# A host launcher file (FlashInfer csrc/, TensorRT-LLM runners): runtime checks read by the token
+# pass (src/cuda/runtime_tokens.h), a named constant from an included header, a bound condition,
+# and conditions that read no capability.
 CPP_HEADER = "#pragma once\nconstexpr int32_t kSM_100 = 100;\nconstexpr int32_t kSM_103 = 103;\n"
 CPP_LAUNCHER = """// launcher {i}: tile {n}, stages {m}; dispatch by problem size, then by device.
 int launch_{i}(const at::Tensor& x, cudaDeviceProp* props, int sm, Runner& runner) {{
