@@ -1,4 +1,4 @@
-// Where functions are, from libclang's tokens alone (no parse): the `__global__` kernels a gated
+// Where functions are, from the file's tokens alone (no parse): the `__global__` kernels a gated
 // block declares, and the function a gate sits in (Finding::scope). Brace matching on tokens
 // is exact about comments and strings; it reads `name(...) {` as a function body, which is the
 // shape of CUDA/C++ definitions and of nothing else at statement level apart from control flow,

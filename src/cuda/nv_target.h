@@ -1,5 +1,5 @@
 // <nv/target> gates: NV_IF_TARGET(Q, (A)[, (B)]), NV_IF_ELSE_TARGET(Q, (A), (B)) and
-// NV_DISPATCH_TARGET(Q1, (A1), Q2, (A2), ...), found in libclang's tokens and evaluated per arch
+// NV_DISPATCH_TARGET(Q1, (A1), Q2, (A2), ...), found in the file's tokens and evaluated per arch
 // with the semantics of CCCL's nv/detail/__target_macros:
 //   NV_PROVIDES_SM_X       __CUDA_ARCH__ >= X*10 (device pass)
 //   NV_IS_EXACTLY_SM_X     __CUDA_ARCH__ == X*10
