@@ -5,6 +5,7 @@
 // which it excludes.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -60,6 +61,23 @@ AllFunctions FindAllFunctions(const std::vector<Token>& tokens, std::string_view
 // The innermost body holding `offset`, or null outside every function. `bodies` as
 // FindFunctionBodies returns them; O(log bodies + nesting depth).
 const FunctionBody* InnermostBody(const std::vector<FunctionBody>& bodies, size_t offset);
+
+// A file's FindFunctionBodies (without scopes), found at the first question and kept: the
+// runtime pass's two readers (its constants, its findings' scopes) ask it of the same file, and
+// most files need it for neither.
+class LazyBodies {
+ public:
+  LazyBodies(const std::vector<Token>& tokens, std::string_view contents) : tokens_(tokens), contents_(contents) {}
+  const std::vector<FunctionBody>& Get() {
+    if (!bodies_) bodies_ = FindFunctionBodies(tokens_, contents_);
+    return *bodies_;
+  }
+
+ private:
+  const std::vector<Token>& tokens_;
+  std::string_view contents_;
+  std::optional<std::vector<FunctionBody>> bodies_;
+};
 
 // The name of InnermostBody, or "" outside every function.
 std::string EnclosingFunction(const std::vector<FunctionBody>& bodies, size_t offset);

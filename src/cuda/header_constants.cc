@@ -12,7 +12,6 @@
 #include <unordered_map>
 
 #include "cuda/directive_lines.h"
-#include "cuda/functions.h"
 #include "util/identifier.h"
 #include "util/input_file.h"
 
@@ -239,13 +238,14 @@ std::optional<DefinedValue> DefinedInteger(const std::vector<const Token*>& t, s
 }  // namespace
 
 FileConstants ReadFileConstants(const std::string& file, std::string_view contents, const std::vector<Token>& all,
-                                ConstantsOf what) {
+                                ConstantsOf what, LazyBodies* shared) {
   FileConstants out;
   const std::vector<const Token*> t = CodeTokens(all);
   out.includes = QuotedIncludes(t, contents);
   auto text = [&](size_t i) { return i < t.size() ? t[i]->Spelling(contents) : std::string_view(); };
   LineIndex lines(contents);
-  std::optional<std::vector<FunctionBody>> bodies;  // found at the first constant: most files have none
+  LazyBodies own(all, contents);  // found at the first constant: most files have none
+  LazyBodies& bodies = shared ? *shared : own;
   // t[name] = the value ending at t[last], written from t[start] on.
   auto keep = [&](size_t name, size_t start, size_t last, long long value) {
     NamedConstant c;
@@ -255,8 +255,7 @@ FileConstants ReadFileConstants(const std::string& file, std::string_view conten
     c.column = lines.Column(t[name]->begin);
     c.text = std::string(contents.substr(t[start]->begin, t[last]->end - t[start]->begin));
     if (text(start) != "#") {  // a macro is no function's
-      if (!bodies) bodies = FindFunctionBodies(all, contents);
-      if (const FunctionBody* body = InnermostBody(*bodies, t[name]->begin)) {
+      if (const FunctionBody* body = InnermostBody(bodies.Get(), t[name]->begin)) {
         if (what == ConstantsOf::kScannedFile)
           out.locals.emplace(std::string(text(name)), LocalConstant{std::move(c), body->begin, body->end});
         return;

@@ -16,6 +16,7 @@
 #include <string_view>
 #include <vector>
 
+#include "cuda/functions.h"
 #include "cuda/tokens.h"
 
 namespace archpatch::cuda {
@@ -46,8 +47,9 @@ struct FileConstants {
 // a compiler of the file alone sees them); a header's lines are its includers' business
 // (src/cuda/macro_env), and its function bodies are no one else's.
 enum class ConstantsOf { kScannedFile, kHeader };
+// `bodies`: the file's function bodies when the caller asks them too (LazyBodies over `tokens`).
 FileConstants ReadFileConstants(const std::string& file, std::string_view contents, const std::vector<Token>& tokens,
-                                ConstantsOf what = ConstantsOf::kScannedFile);
+                                ConstantsOf what = ConstantsOf::kScannedFile, LazyBodies* bodies = nullptr);
 
 class HeaderFacts;  // what the lookups keep of a header (header_constants.cc)
 

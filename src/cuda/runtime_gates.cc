@@ -206,10 +206,11 @@ std::vector<Finding> FindRuntimeGates(const std::string& file, std::string_view 
   // paths holds no runtime check, and costs no pass.
   if (!NamesCapabilityValue(tokens, contents)) return {};
   const runtime_detail::View view = runtime_detail::MakeView(contents, tokens);
-  const ConstantLookup constants(file, ReadFileConstants(file, contents, tokens));
+  LazyBodies bodies(tokens, contents);  // the constants' scopes and the findings'
+  const ConstantLookup constants(file, ReadFileConstants(file, contents, tokens, ConstantsOf::kScannedFile, &bodies));
   std::vector<Finding> found;
   std::set<int> lines;  // one finding a line: the first check written on it
-  for (Finding& f : FindRuntimeGatesInTokens(file, contents, arches, tokens, view, constants)) {
+  for (Finding& f : FindRuntimeGatesInTokens(file, contents, arches, tokens, view, constants, bodies)) {
     if (lines.insert(f.line).second) found.push_back(std::move(f));
   }
   std::erase_if(found, IsConfigSanityCheck);

@@ -19,15 +19,14 @@ class TokenScan {
  public:
   // `macros`: the file's check-building macros, whose calls are read through their expansion;
   // null for the expansion itself (one level deep).
-  TokenScan(const std::string& file, std::string_view contents, const std::vector<arch::Arch>& arches,
-            const std::vector<Token>& tokens, const View& view, const ConstantLookup& constants,
-            const FileCheckMacros* macros)
+  TokenScan(const std::string& file, std::string_view contents, const std::vector<arch::Arch>& arches, const View& view,
+            const ConstantLookup& constants, LazyBodies& bodies, const FileCheckMacros* macros)
       : file_(file),
         contents_(contents),
         arches_(arches),
         v_(view),
         lines_(contents),
-        tokens_(tokens),
+        bodies_(bodies),
         constants_(constants),
         macros_(macros) {}
 
@@ -306,11 +305,10 @@ class TokenScan {
     View view = MakeView(*expansion, tokens);
     const size_t b = v_.t[i]->begin, e = v_.t[close]->end;
     view.expanded_at = b;
-    for (Finding& f : TokenScan(file_, *expansion, arches_, tokens, view, constants_, nullptr).Run()) {
+    for (Finding& f : TokenScan(file_, *expansion, arches_, view, constants_, bodies_, nullptr).Run()) {
       f.line = lines_.Line(b), f.column = lines_.Column(b);
       f.text = std::string(contents_.substr(b, e - b));
       f.span = {b, e};
-      f.scope = EnclosingFunction(Bodies(), b);
       if (!f.chain.enclosing) f.chain.enclosing = EnclosingVerdict(i);
       findings_.push_back(std::move(f));
     }
@@ -319,11 +317,6 @@ class TokenScan {
 
   static Val Evaluate(Evaluator& e, const GateSpec& g) {
     return g.op.empty() ? e.Eval(g.a, g.b) : e.Compare(g.op, e.Eval(g.pa, g.pb), e.Eval(g.qa, g.qb));
-  }
-
-  const std::vector<FunctionBody>& Bodies() {
-    if (!bodies_) bodies_ = FindFunctionBodies(tokens_, contents_);
-    return *bodies_;
   }
 
   void Record(const GateSpec& g) {
@@ -352,7 +345,7 @@ class TokenScan {
     f.kind = gate::Kind::kCppRuntimeGate;
     f.text = std::string(contents_.substr(b, e - b));
     f.span = {b, e};
-    f.scope = EnclosingFunction(Bodies(), b);
+    f.scope = EnclosingFunction(bodies_.Get(), v_.Offset(g.a));  // an expansion's: the call's
     for (size_t k = 0; k < arches_.size(); ++k) f.verdict.push_back({arches_[k].name(), verdict[k]});
     f.form = gate::RuntimeForm{g.form, g.check};
     f.direction = g.refuse_when_true ? gate::Direction::kRefuses : gate::Direction::kEnables;
@@ -372,8 +365,7 @@ class TokenScan {
   const std::vector<arch::Arch>& arches_;
   const View& v_;
   LineIndex lines_;
-  const std::vector<Token>& tokens_;
-  std::optional<std::vector<FunctionBody>> bodies_;  // found at the first finding: most files have none
+  LazyBodies& bodies_;  // the file's, also in an expansion's scan
   const ConstantLookup& constants_;
   const FileCheckMacros* macros_;
   size_t expanded_bytes_ = 0;  // the macro expansions lexed so far
@@ -386,9 +378,9 @@ class TokenScan {
 
 std::vector<Finding> FindRuntimeGatesInTokens(const std::string& file, std::string_view contents,
                                               const std::vector<arch::Arch>& arches, const std::vector<Token>& tokens,
-                                              const View& view, const ConstantLookup& constants) {
+                                              const View& view, const ConstantLookup& constants, LazyBodies& bodies) {
   const FileCheckMacros macros(view, tokens);
-  return TokenScan(file, contents, arches, tokens, view, constants, &macros).Run();
+  return TokenScan(file, contents, arches, view, constants, bodies, &macros).Run();
 }
 
 }  // namespace archpatch::cuda

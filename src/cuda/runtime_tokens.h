@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "arch/arch.h"
+#include "cuda/functions.h"
 #include "cuda/header_constants.h"
 #include "cuda/runtime_eval.h"
 #include "cuda/tokens.h"
@@ -31,6 +32,7 @@ namespace archpatch::cuda {
 // `view`: runtime_detail::MakeView(contents, tokens).
 std::vector<Finding> FindRuntimeGatesInTokens(const std::string& file, std::string_view contents,
                                               const std::vector<arch::Arch>& arches, const std::vector<Token>& tokens,
-                                              const runtime_detail::View& view, const ConstantLookup& constants);
+                                              const runtime_detail::View& view, const ConstantLookup& constants,
+                                              LazyBodies& bodies);
 
 }  // namespace archpatch::cuda
