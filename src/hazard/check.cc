@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <map>
+#include <set>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -159,7 +160,8 @@ Result<FileHazards> CheckFile(const std::string& path, std::string_view contents
 Result<FileHazards> CheckSource(const std::string& path, const ParsedSource& source, const CheckOptions& o) {
   const FeatureTable& table = o.features ? *o.features : DefaultFeatures();
   // The lexer is enough for the gates and a first look at the kernels; libclang parses (once per
-  // group of arches) only a file with a kernel that looks empty on the target.
+  // group of arches) only a file with a kernel that looks empty on the target and whose tokens
+  // leave a doubt (KernelBody::settled).
   const std::string_view contents = source.contents;
   const std::vector<Branch> branches = o.directives && o.verdicts
                                            ? BranchesOf(*o.directives, *o.verdicts)
@@ -185,16 +187,26 @@ Result<FileHazards> CheckSource(const std::string& path, const ParsedSource& sou
     if (!g.widen.specific_macro.empty()) g.widen.safety = Safety::kUnknown;
     out.gates.push_back(std::move(g));
   }
-  const std::vector<KernelBody> quick = QuickKernels(contents, source, branches, o.arches.size());
-  if (std::none_of(quick.begin(), quick.end(), [&](const KernelBody& k) { return EmptyOnTargetOnly(k, target); })) {
-    return out;
+  std::vector<KernelBody> empty;  // on the target only, by the tokens or the parses
+  std::set<size_t> settled;       // the bodies the tokens settle
+  bool unsettled = false;         // a kernel the tokens find empty, which the parses confirm
+  for (KernelBody& k : QuickKernels(contents, source, branches, o.arches.size())) {
+    if (k.settled) settled.insert(k.body_begin);
+    if (!EmptyOnTargetOnly(k, target)) continue;
+    unsettled = unsettled || !k.settled;
+    if (k.settled) empty.push_back(std::move(k));
   }
-  const std::string kernels = HostParseBytes(contents, source);
-  Result<ParsedSource> host = Parse(path, kernels);
-  if (!host) return host.error();
-  for (const KernelBody& k : AnalyzeKernels(path, kernels, *host, branches, o.arches)) {
-    if (EmptyOnTargetOnly(k, target)) out.empty_kernels.push_back(EmptyKernelFinding(path, k, branches, out.gates, o));
+  if (unsettled) {
+    const std::string kernels = HostParseBytes(contents, source);
+    Result<ParsedSource> host = Parse(path, kernels);
+    if (!host) return host.error();
+    for (KernelBody& k : AnalyzeKernels(path, kernels, *host, branches, o.arches)) {
+      if (!settled.count(k.body_begin) && EmptyOnTargetOnly(k, target)) empty.push_back(std::move(k));
+    }
   }
+  std::sort(empty.begin(), empty.end(),
+            [](const KernelBody& a, const KernelBody& b) { return a.body_begin < b.body_begin; });
+  for (const KernelBody& k : empty) out.empty_kernels.push_back(EmptyKernelFinding(path, k, branches, out.gates, o));
   return out;
 }
 

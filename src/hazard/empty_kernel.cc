@@ -220,27 +220,92 @@ bool LooksLikeDeclaration(const std::vector<Word>& st) {
   return i < st.size() && st[i].kind == Token::Kind::kIdentifier && i > 0;
 }
 
-// Whether the surviving tokens hold a statement that is real code.
-bool HasRealStatement(const std::vector<Word>& tokens) {
+// Calls `take(statement, depth)` with each statement of `tokens` until it returns true: the
+// statements are split at `;`, `{` and `}` outside parentheses (blocks are transparent: what
+// they hold is read too), `depth` counts the blocks open around one. Whether one was taken.
+template <typename Take>
+bool AnyStatement(const std::vector<Word>& tokens, const Take& take) {
   std::vector<Word> statement;
-  int parens = 0;
+  int parens = 0, depth = 0;
   for (const Word& t : tokens) {
     const std::string_view s = t.text;
-    if (parens == 0 && (s == "{" || s == "}")) {  // blocks are transparent: look at what they hold
-      if (!statement.empty() && !LooksLikeDeclaration(statement)) return true;
+    if (parens == 0 && (s == "{" || s == "}" || s == ";")) {
+      if (!statement.empty() && take(statement, depth)) return true;
       statement.clear();
+      depth += s == "{" ? 1 : s == "}" ? -1 : 0;
       continue;
     }
     if (s == "(" || s == "[") ++parens;
     if (s == ")" || s == "]") --parens;
-    if (parens == 0 && s == ";") {
-      if (!statement.empty() && !LooksLikeDeclaration(statement)) return true;
-      statement.clear();
-      continue;
-    }
     statement.push_back(t);
   }
-  return !statement.empty() && !LooksLikeDeclaration(statement);
+  return !statement.empty() && take(statement, depth);
+}
+
+// Whether the surviving tokens hold a statement that is real code.
+bool HasRealStatement(const std::vector<Word>& tokens) {
+  return AnyStatement(tokens, [](const std::vector<Word>& st, int) { return !LooksLikeDeclaration(st); });
+}
+
+// Past the template arguments opening at `st[at]` (`<`), or `st.size()` when they do not close.
+size_t PastTemplateArguments(const std::vector<Word>& st, size_t at) {
+  int depth = 0;
+  for (size_t i = at; i < st.size(); ++i) {
+    depth += st[i].text == "<" ? 1 : st[i].text == ">" ? -1 : st[i].text == ">>" ? -2 : 0;
+    if (depth <= 0) return i + 1;
+  }
+  return st.size();
+}
+
+// A statement of the body's own block that no parse reads as a declaration: a control statement,
+// or a (qualified) name that is no type of the file followed by a call, an assignment, a member
+// access or a subscript; template arguments only before the call of a function of the file
+// (`impl<T, N>(args)`: of another name it may declare, `array<int, 4>(x)`). Inside a nested
+// block the statement may be a lambda's or a local class's, which a parse counts with the
+// declaration around it: not plain.
+bool PlainlyCode(const std::vector<Word>& st, int depth, const ParsedSource& source) {
+  static const std::set<std::string_view> kControl = {"if", "for", "while", "do", "switch", "asm", "goto"};
+  static const std::set<std::string_view> kAfterName = {
+      "(", "=", "+=", "-=", "*=", "/=", "%=", "&=", "|=", "^=", "<<=", ">>=", ".", "->", "[", "++", "--"};
+  if (depth != 0) return false;
+  if (kControl.count(st[0].text)) return true;
+  for (size_t i = 0; i < st.size() && st[i].kind == Token::Kind::kIdentifier && !source.types.count(st[i].text);
+       i += 2) {
+    if (i + 1 == st.size()) return false;
+    const std::string_view next = st[i + 1].text;
+    if (next == "<" && source.functions_by_name.count(st[i].text)) {
+      const size_t after = PastTemplateArguments(st, i + 1);
+      return after < st.size() && st[after].text == "(";
+    }
+    if (next != "::") return kAfterName.count(next) > 0;
+  }
+  return false;
+}
+
+// The names the file #defines, object- or function-like: one in a kernel's body may expand to
+// anything in a parse.
+std::set<std::string_view> DefinedNames(const ParsedSource& source) {
+  std::set<std::string_view> out;
+  const std::vector<Token>& t = source.tokens;
+  for (size_t i = 0; i + 2 < t.size(); ++i) {
+    if (source.on_directive[i] && source.Spelling(t[i]) == "#" && source.Spelling(t[i + 1]) == "define") {
+      out.insert(source.Spelling(t[i + 2]));
+    }
+  }
+  return out;
+}
+
+// The verdict of one arch as a parse would give it, when the surviving tokens settle it.
+std::optional<Tri> SettledVerdict(const KernelBody& k, const std::vector<Branch>& branches, size_t arch,
+                                  const std::vector<Word>& surviving, const ParsedSource& source) {
+  for (int g : k.gates) {
+    if (branches[g].verdict[arch] == Tri::kUnknown) return Tri::kUnknown;  // AnalyzeKernels asks no parse
+  }
+  if (std::all_of(surviving.begin(), surviving.end(), [](const Word& w) { return w.text == ";"; })) return Tri::kFalse;
+  if (AnyStatement(surviving, [&](const std::vector<Word>& st, int depth) { return PlainlyCode(st, depth, source); })) {
+    return Tri::kTrue;
+  }
+  return std::nullopt;
 }
 
 }  // namespace
@@ -249,21 +314,27 @@ std::vector<KernelBody> QuickKernels(std::string_view contents, const ParsedSour
                                      const std::vector<Branch>& branches, size_t arch_count) {
   (void)contents;  // the bytes `source` views
   std::vector<KernelBody> out;
+  std::optional<std::set<std::string_view>> defined;  // made for the first kernel with a branch
   for (const FunctionDef& kernel : source.functions) {
     if (!kernel.is_kernel) continue;
     KernelBody k{kernel.name, kernel.line, kernel.column, kernel.body_begin, kernel.body_end, {}, {}};
     k.gates = GatesInside(branches, kernel.body_begin, kernel.body_end);
     if (k.gates.empty()) continue;
+    if (!defined) defined = DefinedNames(source);
     // The body's tokens with the innermost branch holding each (-1: none), so each arch's pass
     // reads a verdict instead of searching the branches again.
     std::vector<std::pair<Word, int>> body;
+    bool expands = false;  // a name the file #defines
     for (size_t i = FirstTokenAt(source.tokens, kernel.body_begin); i < source.tokens.size(); ++i) {
       const Token& t = source.tokens[i];
       if (t.begin >= kernel.body_end) break;
       if (t.begin <= kernel.body_begin || t.end >= kernel.body_end) continue;
       if (source.on_directive[i] || t.kind == Token::Kind::kComment) continue;
       body.emplace_back(Word{t.kind, source.Spelling(t)}, InnermostBranch(branches, t.begin));
+      expands = expands || (t.kind == Token::Kind::kIdentifier && defined->count(body.back().first.text));
     }
+    std::vector<Tri> settled;
+    k.settled = !expands && InnermostBranch(branches, kernel.body_begin) < 0;
     for (size_t a = 0; a < arch_count; ++a) {
       std::vector<Word> surviving;
       bool unknown = false;
@@ -273,7 +344,12 @@ std::vector<KernelBody> QuickKernels(std::string_view contents, const ParsedSour
         if (survives == Tri::kTrue) surviving.push_back(word);
       }
       k.has_code.push_back(HasRealStatement(surviving) ? Tri::kTrue : unknown ? Tri::kUnknown : Tri::kFalse);
+      if (!k.settled) continue;
+      const std::optional<Tri> verdict = SettledVerdict(k, branches, a, surviving, source);
+      k.settled = verdict.has_value();
+      if (verdict) settled.push_back(*verdict);
     }
+    if (k.settled) k.has_code = std::move(settled);
     out.push_back(std::move(k));
   }
   return out;

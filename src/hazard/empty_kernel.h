@@ -27,6 +27,9 @@ struct KernelBody {
   size_t body_begin = 0, body_end = 0;
   std::vector<Tri> has_code;  // per arch: true real code, false empty, unknown can't tell
   std::vector<int> gates;     // indices of the branches inside the body
+  // QuickKernels: `has_code` is what the parses would give, read from the tokens alone (see
+  // there), so AnalyzeKernels is not needed for this kernel.
+  bool settled = false;
 };
 
 // Every kernel of the file (as the host parse `host` sees them) with its per-arch verdict.
@@ -42,7 +45,13 @@ std::string HostParseBytes(std::string_view contents, const ParsedSource& source
 
 // The same verdicts from tokens alone (no parse, for every file of an audit): a kernel has code on
 // an arch when a surviving statement of its body is neither a declaration nor a return (read from
-// its first tokens). `source` may come from LexSource. Findings are confirmed with AnalyzeKernels.
+// its first tokens). `source` may come from LexSource. Findings are confirmed with AnalyzeKernels,
+// unless the tokens settle every arch's verdict as a parse would give it (`settled`): the kernel
+// is at file level, the body names nothing the file #defines (no expansion can change what the
+// parse sees), and on each arch a branch inside the body is unknown (the parse is not asked
+// then either), no token but `;` survives, or a surviving statement is plainly code (`if`, a
+// call, an assignment: never a declaration). Loading libclang for the parse cost more than the
+// rest of an audit of FlashInfer's trtllm_allreduce.cuh, whose kernels are settled.
 std::vector<KernelBody> QuickKernels(std::string_view contents, const ParsedSource& source,
                                      const std::vector<Branch>& branches, size_t arch_count);
 

@@ -15,6 +15,7 @@
 #include "cuda/libclang.h"
 #include "cuda/tokens.h"
 #include "hazard/branches.h"
+#include "util/identifier.h"
 
 namespace archpatch::hazard {
 namespace {
@@ -325,6 +326,25 @@ namespace {
 
 // The functions with bodies, named by their last component; a kernel when the nearest
 // `__global__` before the body declares a function of its name.
+// Where `name` stands before its parameter list in a declaration's bytes (`between`), or 0. The
+// last such place: where branches give the kernel two heads (`#if ... __launch_bounds__(512) k(
+// #else k( #endif`), the host parse takes the last.
+size_t NameIn(std::string_view between, std::string_view name) {
+  for (size_t at = between.rfind(name); at != std::string_view::npos; at = at ? between.rfind(name, at - 1) : at - 1) {
+    const size_t end = at + name.size();
+    const bool starts = at == 0 || !IsIdentifierChar(between[at - 1]);
+    const size_t next = between.find_first_not_of(" \t\r\n", end);
+    if (starts && next != std::string_view::npos && between[next] == '(') return at;
+  }
+  return 0;
+}
+
+// A kernel's line and column are its name's, as a parse gives them (its findings point there).
+void PlaceAtName(const ParsedSource& out, size_t name, FunctionDef& def) {
+  def.line = out.lines.Line(name);
+  def.column = out.lines.Column(name);
+}
+
 void AddFunctions(ParsedSource& out, const std::vector<cuda::KernelDecl>& kernels,
                   const std::vector<cuda::FunctionBody>& bodies) {
   out.functions.reserve(bodies.size());
@@ -342,6 +362,7 @@ void AddFunctions(ParsedSource& out, const std::vector<cuda::KernelDecl>& kernel
       const std::string_view between = out.contents.substr(k.offset, body.begin - k.offset);
       def.is_kernel = LastComponent(k.name) == def.name && between.find('{') == std::string_view::npos &&
                       between.find(';') == std::string_view::npos;
+      if (def.is_kernel) PlaceAtName(out, k.offset + NameIn(between, def.name), def);
     }
     out.functions.push_back(std::move(def));
   }
