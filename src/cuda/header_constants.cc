@@ -296,14 +296,20 @@ FileConstants ReadFileConstants(const std::string& file, std::string_view conten
   return out;
 }
 
+const FileConstants& ConstantLookup::Own() const {
+  if (!own_) own_ = read_own_();
+  return *own_;
+}
+
 std::optional<NamedConstant> ConstantLookup::Find(std::string_view name, size_t offset) const {
+  const FileConstants& own = Own();
   const LocalConstant* local = nullptr;  // the innermost body's: bodies nest, so the last to begin
-  for (auto [it, end] = own_.locals.equal_range(name); it != end; ++it) {
+  for (auto [it, end] = own.locals.equal_range(name); it != end; ++it) {
     const LocalConstant& c = it->second;
     if (c.begin <= offset && offset < c.end && (!local || c.begin > local->begin)) local = &c;
   }
   if (local) return local->constant;
-  if (auto it = own_.constants.find(name); it != own_.constants.end()) return it->second;
+  if (auto it = own.constants.find(name); it != own.constants.end()) return it->second;
   if (auto it = answers_.find(name); it != answers_.end()) return it->second;
   std::optional<NamedConstant> answer;
   for (const std::shared_ptr<const HeaderFacts>& header : Closure()) {
@@ -321,7 +327,7 @@ const std::vector<std::shared_ptr<const HeaderFacts>>& ConstantLookup::Closure()
   if (closure_) return *closure_;
   closure_.emplace();
   std::set<std::string> seen = {file_};
-  std::vector<std::pair<std::string, const std::vector<std::string>*>> level = {{file_, &own_.includes}};
+  std::vector<std::pair<std::string, const std::vector<std::string>*>> level = {{file_, &Own().includes}};
   for (int depth = 0; depth < kMaxIncludeDepth && !level.empty(); ++depth) {
     std::vector<std::pair<std::string, const std::vector<std::string>*>> next;
     for (const auto& [from, includes] : level) {

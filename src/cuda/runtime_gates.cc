@@ -126,6 +126,11 @@ bool IsCapabilityName(std::string_view name) {
   static const NormalForms kForms;
   // Reserved names (__CUDA_ARCH__) are compiler macros, never a runtime value.
   if (name.starts_with("__")) return false;
+  // The last letter first: one look settles most names of a file before any byte is copied.
+  const size_t last = name.find_last_not_of('_');
+  if (last == std::string_view::npos) return false;
+  const char end = name[last] >= 'A' && name[last] <= 'Z' ? static_cast<char>(name[last] - 'A' + 'a') : name[last];
+  if (!kForms.last[static_cast<unsigned char>(end)]) return false;
   std::string_view rest = name;
   // Member prefixes: mSM, m_sm, mMajor.
   if (rest.size() > 2 && rest[0] == 'm' && (rest[1] == '_' || (rest[1] >= 'A' && rest[1] <= 'Z')))
@@ -207,7 +212,8 @@ std::vector<Finding> FindRuntimeGates(const std::string& file, std::string_view 
   if (!NamesCapabilityValue(tokens, contents)) return {};
   const runtime_detail::View view = runtime_detail::MakeView(contents, tokens);
   LazyBodies bodies(tokens, contents);  // the constants' scopes and the findings'
-  const ConstantLookup constants(file, ReadFileConstants(file, contents, tokens, ConstantsOf::kScannedFile, &bodies));
+  const ConstantLookup constants(
+      file, [&] { return ReadFileConstants(file, contents, tokens, ConstantsOf::kScannedFile, &bodies); });
   std::vector<Finding> found;
   std::set<int> lines;  // one finding a line: the first check written on it
   for (Finding& f : FindRuntimeGatesInTokens(file, contents, arches, tokens, view, constants, bodies)) {
