@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdlib>
-#include <malloc.h>
 #include <mutex>
 #include <set>
 #include <thread>
@@ -116,22 +115,10 @@ void PrepareAuditProcess() {
     // libclang otherwise starts a thread (8 MiB stack) for every parse; our workers have stacks
     // as large. setenv is not safe beside a concurrent getenv.
     ::setenv("LIBCLANG_NOTHREADS", "1", /*overwrite=*/0);
-#ifdef __GLIBC__
-    // glibc gives every thread an arena of its own (up to 8 per core) and keeps what a big file's
-    // scan freed: at -j8 on a generated 1.5 GB site-packages that was half the peak RSS (513 MB;
-    // 270 MB with these). Fewer arenas than workers cost locking: on the GPU machine's
-    // environment (16 workers, 4 runs each) 4 arenas peaked at 163-170 MB for 14.6-15.3 s of CPU,
-    // 8 at 167-176 MB for 11.6-12.2 s, 16 at 169-183 MB for 10.4-10.8 s. An arena made before
-    // this stays: when the walk's threads ran first, that audit peaked at 194-217 MB.
-    ::mallopt(M_ARENA_MAX, 8);
-    ::mallopt(M_TRIM_THRESHOLD, 1 << 20);
-    // Setting the trim threshold also fixes glibc's mmap threshold at 128 KiB: every token vector
-    // of a file over 32 KiB was then a fresh mmap, faulted in page by page and unmapped again
-    // (FlashInfer + CUTLASS, 2 cores: 233k page faults, 0.55 s of kernel time). At 4 MiB: 139k
-    // faults, 0.25 s, about 0.1 s less wall. Not higher: on the GPU machine's environment (16
-    // workers) 16 MiB raised the peak RSS from 182 to 190-195 MB for no time; 4 MiB gives 183-186.
-    ::mallopt(M_MMAP_THRESHOLD, 4 << 20);
-#endif
+    // The allocator needs no tuning here: the CLI links tcmalloc (CMakeLists.txt). glibc's malloc
+    // had to be held to 8 arenas, a 1 MiB trim threshold and a 4 MiB mmap threshold, and trimmed
+    // before the report, to keep the GPU machine's environment under 200 MB; tcmalloc's
+    // per-thread caches peak at 120-146 MB there (16 workers) for a quarter less CPU.
   });
 }
 
@@ -140,11 +127,6 @@ Result<AuditReport> Audit(const AuditOptions& options) {
   Result<FileList> files = CollectFiles(options.paths, options.walk);
   if (!files) return files.error();
   AuditReport report = ScanInRounds(options, files->files);
-#ifdef __GLIBC__
-  // What the workers freed goes back to the system before the report's end and the binary scan
-  // add their own: 8-10 MB less at the GPU environment's peak.
-  ::malloc_trim(0);
-#endif
   SortByPlace(report.errors);
   SortByPlace(report.warnings);
   report.warnings.insert(report.warnings.begin(), files->warnings.begin(), files->warnings.end());

@@ -90,7 +90,7 @@ std::vector<arch::Arch> VerdictArches(const arch::Arch& target, const std::vecto
 // branch does not already exclude the target, no earlier branch of its chain is taken there).
 bool ExcludesTarget(const Finding& finding, const std::string& target, const std::vector<std::string>& others);
 
-// The process settings an audit's threads need (libclang's, the allocator's), made once and
+// The process settings an audit's threads need (libclang's), made once and
 // before any thread starts: Audit makes them, and a caller that starts threads of its own beside
 // the audit calls this first.
 void PrepareAuditProcess();

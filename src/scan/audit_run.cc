@@ -57,6 +57,7 @@ AuditRun::AuditRun(const AuditOptions& options, std::vector<std::string> files, 
 }
 
 AuditReport AuditRun::Run() {
+  Order();
   int jobs = WorkerCount(options_.jobs);
   jobs = std::min<int>(jobs, std::max<size_t>(1, files_.size()));
   std::vector<WorkerResult> results(jobs);
@@ -71,11 +72,11 @@ AuditReport AuditRun::Merge(std::vector<WorkerResult>& results) {
   AuditReport report;
   report.arches = arches_;
   report.files_scanned = files_.size();
-  std::vector<python::ModuleNames> names;
+  std::vector<std::pair<size_t, python::ModuleNames>> indexed;
   std::map<std::string, std::vector<python::BranchChain>> chains;
   std::map<std::string, python::ModuleSummary> gated;
   for (WorkerResult& r : results) {
-    std::move(r.module_names.begin(), r.module_names.end(), std::back_inserter(names));
+    std::move(r.module_names.begin(), r.module_names.end(), std::back_inserter(indexed));
     chains.merge(r.chains);
     gated.merge(r.gated_modules);
     std::move(r.findings.begin(), r.findings.end(), std::back_inserter(report.findings));
@@ -86,6 +87,11 @@ AuditReport AuditRun::Merge(std::vector<WorkerResult>& results) {
     rescanned_.insert(r.rescanned.begin(), r.rescanned.end());
   }
   if (round_ != Round::kFindings) return report;
+  // In the walk's order, whichever worker scanned each module: a module lookup of the package
+  // model takes the first of a name.
+  std::sort(indexed.begin(), indexed.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+  std::vector<python::ModuleNames> names;
+  for (auto& [index, module] : indexed) names.push_back(std::move(module));
   std::vector<python::ModuleSummary> modules = SummariesThatMatter(names, gated, chains);
   std::vector<Finding> resolved = python::PackageModel(std::move(modules), arches_).BranchFindings();
   python::PackageModel::DropBoundComparisons(report.findings, resolved);
@@ -144,9 +150,21 @@ void AuditRun::SummarizeAgain(const std::vector<size_t>& which, std::vector<pyth
   });
 }
 
+// The order the workers take the files in. The first round reads them as walked; the later
+// rounds take the largest first (the sizes the first round noted), so that the round does not
+// end waiting for one worker on a big file taken last: on 16 cores, FlashInfer + CUTLASS's
+// findings round was mostly that wait (CUTLASS's 1-3 MB cute/arch/mma_sm90_gmma*.hpp).
+void AuditRun::Order() {
+  order_.resize(files_.size());
+  for (size_t i = 0; i < order_.size(); ++i) order_[i] = i;
+  if (round_ == Round::kRead) return;
+  std::stable_sort(order_.begin(), order_.end(),
+                   [this](size_t a, size_t b) { return store_.SizeOf(a) > store_.SizeOf(b); });
+}
+
 void AuditRun::Work(WorkerResult& out) {
-  for (size_t i = next_++; i < files_.size(); i = next_++) {
-    ScanOne(i, out);
+  for (size_t k = next_++; k < files_.size(); k = next_++) {
+    ScanOne(order_[k], out);
     if (options_.on_file_done && round_ == Round::kFindings) options_.on_file_done(++done_, files_.size());
   }
 }
@@ -154,6 +172,7 @@ void AuditRun::Work(WorkerResult& out) {
 void AuditRun::ScanOne(size_t index, WorkerResult& out) {
   const std::string& path = files_[index];
   const bool python = KindOf(path) == FileKind::kPython;
+  if (round_ == Round::kRead) store_.NoteSize(index, SizeOnDisk(path));
   if (python && round_ != Round::kFindings) return;  // only C/C++ files define macros
   if (round_ == Round::kDefinitions) {
     if (DefineAgain(index, out)) return;
@@ -171,7 +190,7 @@ void AuditRun::ScanOne(size_t index, WorkerResult& out) {
     }
   }
   thread_local FileBytes file;
-  const size_t size = SizeOnDisk(path);
+  const size_t size = store_.SizeOf(index);
   const size_t taken = budget_.Take(size);
   ScanBytes(index, file, out);
   if (size > kSmallFile) file.Release();
@@ -200,15 +219,16 @@ void AuditRun::ScanBytes(size_t index, FileBytes& file, WorkerResult& out) {
     if (round_ == Round::kFindings) out.errors.push_back(loaded.error());  // reported once
     return;
   }
-  if (KindOf(path) == FileKind::kPython) return ScanPython(path, file.view(), out);
+  if (KindOf(path) == FileKind::kPython) return ScanPython(index, file.view(), out);
   ScanCpp(index, file.view(), out);
 }
 
-void AuditRun::ScanPython(const std::string& path, std::string_view contents, WorkerResult& out) {
+void AuditRun::ScanPython(size_t index, std::string_view contents, WorkerResult& out) {
+  const std::string& path = files_[index];
   ++out.parsed;
   Result<python::ScannedModule> scanned = python::ScanPythonModule(path, contents, arches_);
   if (!scanned) return out.errors.push_back(scanned.error());
-  out.module_names.push_back(python::NamesOf(scanned->summary));
+  out.module_names.emplace_back(index, python::NamesOf(scanned->summary));
   std::vector<python::BranchChain> chains;
   if (!scanned->summary.gates.empty()) {
     out.gated_modules[path] = std::move(scanned->summary);

@@ -54,17 +54,18 @@ class AuditRun {
     std::vector<Error> errors, warnings;
     DefinitionsByFile definitions;
     std::vector<std::string> rescanned;
-    std::vector<python::ModuleNames> module_names;                   // for the package model
-    std::map<std::string, python::ModuleSummary> gated_modules;      // whole: modules with gates of their own
-    std::map<std::string, std::vector<python::BranchChain>> chains;  // of modules that keep a finding
+    std::vector<std::pair<size_t, python::ModuleNames>> module_names;  // by file index: for the package model
+    std::map<std::string, python::ModuleSummary> gated_modules;        // whole: modules with gates of their own
+    std::map<std::string, std::vector<python::BranchChain>> chains;    // of modules that keep a finding
     size_t parsed = 0;
   };
 
+  void Order();
   void Work(WorkerResult& out);
   void ScanOne(size_t index, WorkerResult& out);
   bool DefineAgain(size_t index, WorkerResult& out);
   void ScanBytes(size_t index, FileBytes& file, WorkerResult& out);
-  void ScanPython(const std::string& path, std::string_view contents, WorkerResult& out);
+  void ScanPython(size_t index, std::string_view contents, WorkerResult& out);
   void ScanCpp(size_t index, std::string_view contents, WorkerResult& out);
   cuda::GateKinds KindsOf(size_t index, std::string_view contents, bool mentions) const;
   std::vector<cuda::Token> TokensFor(std::string_view contents) const;
@@ -93,6 +94,7 @@ class AuditRun {
   std::string target_;
   std::vector<std::string> others_;
   ByteBudget budget_;
+  std::vector<size_t> order_;  // Order(): the files by the order workers take them
   std::atomic<size_t> next_{0};
   std::atomic<size_t> done_{0};
 };

@@ -29,7 +29,7 @@ class DirectiveStore {
 
   // `limit`: bytes of directives kept in all (tests give a small one).
   explicit DirectiveStore(size_t files, size_t limit = kLimit)
-      : limit_(limit), known_(files, Known::kUnread), scans_(files), names_(files), first_(files) {}
+      : limit_(limit), known_(files, Known::kUnread), scans_(files), names_(files), first_(files), sizes_(files) {}
 
   // After a scan of file `index` that read its directives. Safe beside other workers' calls for
   // other files. Past kLimit bytes kept in all, a file's directives are dropped (one that defines
@@ -54,6 +54,10 @@ class DirectiveStore {
   // Once the first read scanned its directives: none of them is a finding under the user's macros.
   void NoteNoDirectiveFindings(size_t index) { first_[index].directive_findings = false; }
   const FirstRead& First(size_t index) const { return first_[index]; }
+  // The size the first round found file `index` at (0: not known). Safe beside other workers'
+  // calls for other files.
+  void NoteSize(size_t index, size_t bytes) { sizes_[index] = bytes; }
+  size_t SizeOf(size_t index) const { return sizes_[index]; }
   // False when no directive of file `index` can name one of `names`: a later round need not read it.
   bool MayMention(size_t index, const std::set<std::string, std::less<>>& names) const {
     return names_[index].MayMention(names);
@@ -74,6 +78,7 @@ class DirectiveStore {
   std::vector<std::shared_ptr<const cuda::DirectiveScan>> scans_;
   std::vector<DirectiveNames> names_;
   std::vector<FirstRead> first_;
+  std::vector<size_t> sizes_;
   std::atomic<size_t> bytes_{0};
 };
 

@@ -263,7 +263,9 @@ cuda::GateKinds Prefilter::Check(std::string_view s) const {
       if (!kinds.directives && IsArchName(id)) kinds.directives = true;
       if (!kinds.nv_target && IsNvTargetName(id)) kinds.nv_target = true;
     }
-    if (!kinds.runtime && kCapabilities.MayBe(id) && cuda::IsCapabilityName(id) && !QualifiesScope(s, i) &&
+    // The byte test of a `name::` qualifier first: CUTLASS's `GMMA::Major::K`, thousands of times
+    // a file, is a capability word IsCapabilityName would accept.
+    if (!kinds.runtime && kCapabilities.MayBe(id) && !QualifiesScope(s, i) && cuda::IsCapabilityName(id) &&
         !FollowsNamespace(s, start) && !DeclaresWithQualifiedType(s, start, i)) {
       kinds.runtime = true;
     }

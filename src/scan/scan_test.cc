@@ -268,5 +268,28 @@ TEST(Audit, OversizedSourcesAreSkippedAndNamedBinariesAreNotReadAsSource) {
   std::filesystem::remove_all(dir);
 }
 
+// The findings round takes the largest files first and the workers finish in any order: the
+// report must not depend on how many there are (the package model reads the modules in the
+// walk's order, whichever worker scanned each).
+TEST(Audit, TheReportIsTheSameWithAnyNumberOfWorkers) {
+  const fs::path root(ARCHPATCH_SOURCE_DIR);
+  AuditOptions options;
+  options.target = *arch::ParseArch("sm_120");
+  options.paths = {(root / "examples/minipkg/site-packages").string(), (root / "tests/fixtures/python").string(),
+                   (root / "tests/fixtures/cuda").string()};
+  auto findings = [&](int jobs) {
+    options.jobs = jobs;
+    Result<AuditReport> report = Audit(options);
+    EXPECT_TRUE(report.ok()) << report.error().str();
+    std::vector<std::string> out;
+    for (const Finding& f : report.ok() ? report->findings : std::vector<Finding>{}) out.push_back(ToJson(f).dump());
+    return out;
+  };
+  const std::vector<std::string> one = findings(1);
+  EXPECT_GT(one.size(), 20u);
+  EXPECT_EQ(findings(2), one);
+  EXPECT_EQ(findings(7), one);
+}
+
 }  // namespace
 }  // namespace archpatch::scan
