@@ -62,7 +62,7 @@ bool EditFileMatches(const std::string& glob, const std::string& file) {
 }
 
 bool FileGlobMatcher::Matches(const std::string& glob, std::string_view file) {
-  std::map<std::string, bool, std::less<>>& files = known_[glob];
+  Answers& files = known_[glob];
   auto it = files.find(file);
   if (it == files.end()) it = files.emplace(std::string(file), EditFileMatches(glob, std::string(file))).first;
   return it->second;

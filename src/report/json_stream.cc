@@ -31,7 +31,7 @@ std::string IndentedText(const nlohmann::ordered_json& value, unsigned depth) {
 }
 
 // Elements made and dumped at once, at most: a batch's texts are all that is held.
-constexpr size_t kBatch = 256;
+constexpr size_t kBatch = 2048;
 
 }  // namespace
 
