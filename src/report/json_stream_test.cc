@@ -55,10 +55,11 @@ TEST(JsonObjectStream, SameBytesAsTheWholeDocumentsDump) {
   EXPECT_EQ(streamed, doc.dump(2) + "\n");
 }
 
-// Several threads make the elements, batch by batch; the bytes and their order stay the dump's.
+// Several threads make the elements, batch by batch (2048 a batch: 5000 cross two boundaries);
+// the bytes and their order stay the dump's.
 TEST(JsonObjectStream, ElementsMadeByWorkersPrintInOrder) {
   Json findings = Json::array();
-  for (int i = 0; i < 1000; ++i) {
+  for (int i = 0; i < 5000; ++i) {
     findings.push_back({{"file", "f" + std::to_string(i) + ".cu"}, {"line", i}, {"verdict", {{"sm_120", "false"}}}});
   }
   Json doc;
