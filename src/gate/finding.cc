@@ -125,10 +125,19 @@ Tri VerdictOn(const Verdicts& verdicts, std::string_view arch) {
   return Tri::kUnknown;
 }
 
+// Their places are sorted, then each finding moved once: a Finding is 1.4 KB, and sorting the
+// findings themselves moved each about log n times (an audit's 2,685: 7 ms on one thread).
 void SortFindings(std::vector<Finding>& findings) {
-  std::stable_sort(findings.begin(), findings.end(), [](const Finding& a, const Finding& b) {
-    return std::tie(a.file, a.line, a.column) < std::tie(b.file, b.line, b.column);
+  std::vector<size_t> order(findings.size());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+    const Finding &x = findings[a], &y = findings[b];
+    return std::tie(x.file, x.line, x.column) < std::tie(y.file, y.line, y.column);
   });
+  std::vector<Finding> sorted;
+  sorted.reserve(findings.size());
+  for (size_t i : order) sorted.push_back(std::move(findings[i]));
+  findings = std::move(sorted);
 }
 
 }  // namespace archpatch::gate
