@@ -49,6 +49,7 @@ AuditRun::AuditRun(const AuditOptions& options, std::vector<std::string> files, 
       store_(store),
       round_(round),
       names_(names),
+      wanted_(names ? std::optional<DirectiveNames::Wanted>(*names) : std::nullopt),
       files_(std::move(files)),
       prefilter_(env),
       arches_(VerdictArches(options.target, options.against)) {
@@ -179,11 +180,11 @@ void AuditRun::ScanOne(size_t index, WorkerResult& out) {
   if (python && round_ != Round::kFindings) return;  // only C/C++ files define macros
   if (round_ == Round::kDefinitions) {
     if (DefineAgain(index, out)) return;
-    if (!store_.MayMention(index, *names_)) return;  // its directives name none of them
+    if (!store_.MayMention(index, *wanted_)) return;  // its directives name none of them
   }
   if (round_ == Round::kFindings && !python) {
     const DirectiveStore::FirstRead& first = store_.First(index);
-    const bool mentions = names_ && store_.MayMention(index, *names_);
+    const bool mentions = names_ && store_.MayMention(index, *wanted_);
     if (first.read && !first.nv_target && !first.runtime && !mentions) {
       // Its directives were evaluated in the first read, in the environment this round would
       // use, and kept no branch: the file is not read again (114 of FlashInfer 0.6.16 +
@@ -274,7 +275,7 @@ void AuditRun::ScanCpp(size_t index, std::string_view contents, WorkerResult& ou
   // kFindings: a file that names no package macro is read under the user's macros alone (the
   // package's could not change a verdict; copying them into each file's environment costs).
   const bool mentions =
-      round_ == Round::kFindings && names_ && store_.MayMention(index, *names_) && MentionsAnyName(contents, *names_);
+      round_ == Round::kFindings && names_ && store_.MayMention(index, *wanted_) && MentionsAnyName(contents, *names_);
   const cuda::MacroEnv& env = round_ == Round::kFindings && !mentions ? options_.env : env_;
   cuda::GateKinds kinds = KindsOf(index, contents, mentions);
   if (!kinds.directives && !kinds.nv_target && !kinds.runtime) return;

@@ -8,6 +8,7 @@
 
 #include <atomic>
 #include <map>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -86,6 +87,7 @@ class AuditRun {
   DirectiveStore& store_;
   const Round round_;
   const std::set<std::string, std::less<>>* names_;
+  std::optional<DirectiveNames::Wanted> wanted_;  // names_, hashed
   DefinitionsByFile definitions_;
   std::set<std::string> rescanned_;
   std::vector<std::string> files_;

@@ -89,11 +89,14 @@ DirectiveNames DirectiveNames::Of(std::string_view s) {
   return out;
 }
 
-bool DirectiveNames::MayMention(const std::set<std::string, std::less<>>& names) const {
+DirectiveNames::Wanted::Wanted(const std::set<std::string, std::less<>>& names) {
+  for (const std::string& name : names) hashes_.push_back(Hash(name));
+}
+
+bool DirectiveNames::MayMention(const Wanted& names) const {
   if (!known_) return true;
-  return std::any_of(names.begin(), names.end(), [&](const std::string& name) {
-    return std::binary_search(hashes_.begin(), hashes_.end(), Hash(name));
-  });
+  return std::any_of(names.hashes_.begin(), names.hashes_.end(),
+                     [&](uint32_t hash) { return std::binary_search(hashes_.begin(), hashes_.end(), hash); });
 }
 
 }  // namespace archpatch::scan

@@ -59,9 +59,7 @@ class DirectiveStore {
   void NoteSize(size_t index, size_t bytes) { sizes_[index] = bytes; }
   size_t SizeOf(size_t index) const { return sizes_[index]; }
   // False when no directive of file `index` can name one of `names`: a later round need not read it.
-  bool MayMention(size_t index, const std::set<std::string, std::less<>>& names) const {
-    return names_[index].MayMention(names);
-  }
+  bool MayMention(size_t index, const DirectiveNames::Wanted& names) const { return names_[index].MayMention(names); }
 
   Known Of(size_t index) const { return known_[index]; }
   const cuda::DirectiveScan& Scan(size_t index) const { return *scans_[index]; }
