@@ -146,6 +146,10 @@ BlockHolds WhatBlockHolds(const std::vector<Token>& tokens, std::string_view con
     // A static_assert with a real condition stops nothing: its message ("Size is not supported")
     // is no refusal. Its tokens still count as code.
     if (tok.Spelling(contents) == "static_assert") i = SkipParenthesised(tokens, i + 1, contents, tally);
+    // Past kRefusalMaxTokens of code the block is code, whatever follows: a block around a whole
+    // file (an include guard, CUTLASS's feature-macro blocks) is not read to its end, once for
+    // each block nested in it.
+    if (tally.code_tokens > kRefusalMaxTokens) return BlockHolds::kCode;
   }
   const bool short_block = tally.code_tokens <= kRefusalMaxTokens;
   if (short_block && (tally.error_directive || tally.refusal_marker)) return BlockHolds::kRefusal;
