@@ -73,9 +73,11 @@ void SortByPlace(std::vector<Error>& errors) {
 
 // Every file read once for the package's macros, then analysed once with them (the hazard checks
 // inside, on the scan's tokens); the directives kept for the rounds are released at the end.
-AuditReport ScanInRounds(const AuditOptions& options, const std::vector<std::string>& files) {
+AuditReport ScanInRounds(const AuditOptions& options, const std::vector<std::string>& files,
+                         const std::vector<size_t>& sizes) {
   Stopwatch clock;
   DirectiveStore store(files.size());
+  for (size_t i = 0; i < files.size() && i < sizes.size(); ++i) store.NoteSize(i, sizes[i]);
   AuditRun read(options, files, options.env, store, Round::kRead);
   read.Run();
   spdlog::debug("audit: {} files read: {} ms ({} KiB of directives kept)", files.size(), clock.Lap(),
@@ -126,7 +128,7 @@ Result<AuditReport> Audit(const AuditOptions& options) {
   PrepareAuditProcess();
   Result<FileList> files = CollectFiles(options.paths, options.walk);
   if (!files) return files.error();
-  AuditReport report = ScanInRounds(options, files->files);
+  AuditReport report = ScanInRounds(options, files->files, files->sizes);
   SortByPlace(report.errors);
   SortByPlace(report.warnings);
   report.warnings.insert(report.warnings.begin(), files->warnings.begin(), files->warnings.end());

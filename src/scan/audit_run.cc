@@ -154,14 +154,12 @@ void AuditRun::SummarizeAgain(const std::vector<size_t>& which, std::vector<pyth
   });
 }
 
-// The order the workers take the files in. The first round reads them as walked; the later
-// rounds take the largest first (the sizes the first round noted), so that the round does not
-// end waiting for one worker on a big file taken last: on 16 cores, FlashInfer + CUTLASS's
-// findings round was mostly that wait (CUTLASS's 1-3 MB cute/arch/mma_sm90_gmma*.hpp).
+// The order the workers take the files in: the largest first (the sizes the walk noted), so that
+// a round does not end waiting for one worker on a big file taken last: on 16 cores, FlashInfer +
+// CUTLASS's rounds were mostly that wait (CUTLASS's 1-3 MB cute/arch/mma_sm90_gmma*.hpp).
 void AuditRun::Order() {
   order_.resize(files_.size());
   for (size_t i = 0; i < order_.size(); ++i) order_[i] = i;
-  if (round_ == Round::kRead) return;
   std::stable_sort(order_.begin(), order_.end(),
                    [this](size_t a, size_t b) { return store_.SizeOf(a) > store_.SizeOf(b); });
 }
@@ -176,7 +174,6 @@ void AuditRun::Work(WorkerResult& out) {
 void AuditRun::ScanOne(size_t index, WorkerResult& out) {
   const std::string& path = files_[index];
   const bool python = KindOf(path) == FileKind::kPython;
-  if (round_ == Round::kRead) store_.NoteSize(index, SizeOnDisk(path));
   if (python && round_ != Round::kFindings) return;  // only C/C++ files define macros
   if (round_ == Round::kDefinitions) {
     if (DefineAgain(index, out)) return;

@@ -54,8 +54,7 @@ class DirectiveStore {
   // Once the first read scanned its directives: none of them is a finding under the user's macros.
   void NoteNoDirectiveFindings(size_t index) { first_[index].directive_findings = false; }
   const FirstRead& First(size_t index) const { return first_[index]; }
-  // The size the first round found file `index` at (0: not known). Safe beside other workers'
-  // calls for other files.
+  // The size the walk found file `index` at (0: not known): the rounds take the largest first.
   void NoteSize(size_t index, size_t bytes) { sizes_[index] = bytes; }
   size_t SizeOf(size_t index) const { return sizes_[index]; }
   // False when no directive of file `index` can name one of `names`: a later round need not read it.

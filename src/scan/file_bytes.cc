@@ -67,9 +67,4 @@ void ByteBudget::Give(size_t bytes) {
   freed_.notify_all();
 }
 
-size_t SizeOnDisk(const std::string& path) {
-  struct stat st{};
-  return ::stat(path.c_str(), &st) == 0 ? static_cast<size_t>(st.st_size) : 0;
-}
-
 }  // namespace archpatch::scan

@@ -59,7 +59,4 @@ class ByteBudget {
   size_t in_flight_ = 0;
 };
 
-// The size stat() gives, 0 when it fails (the read that follows reports why).
-size_t SizeOnDisk(const std::string& path);
-
 }  // namespace archpatch::scan

@@ -1,6 +1,7 @@
 #include "scan/walk.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -60,7 +61,11 @@ bool Take(const fs::directory_entry& entry, const WalkOptions& options, FileList
   if (options.skip_setup_py && entry.path().filename() == "setup.py") return false;
   if (!options.keep_tests && IsTestFileName(entry.path().filename().string())) return false;
   std::string path = entry.path().string();
-  if (entry.is_regular_file(ec) && KindOf(path) != FileKind::kOther) out.files.push_back(std::move(path));
+  if (entry.is_regular_file(ec) && KindOf(path) != FileKind::kOther) {
+    const std::uintmax_t size = entry.file_size(ec);
+    out.files.push_back(std::move(path));
+    out.sizes.push_back(ec ? 0 : static_cast<size_t>(size));
+  }
   return false;
 }
 
@@ -99,8 +104,21 @@ void Walk(const fs::path& root, const WalkOptions& options, FileList& out) {
   ParallelFor(below.size(), threads, [&](size_t k) { WalkBelow(below[k], root, options, parts[k]); });
   for (FileList& part : parts) {
     std::move(part.files.begin(), part.files.end(), std::back_inserter(out.files));
+    out.sizes.insert(out.sizes.end(), part.sizes.begin(), part.sizes.end());
     std::move(part.warnings.begin(), part.warnings.end(), std::back_inserter(out.warnings));
   }
+}
+
+// The files from `first` on sorted by path, each with its size.
+void SortFrom(size_t first, FileList& out) {
+  std::vector<size_t> order(out.files.size() - first);
+  for (size_t i = 0; i < order.size(); ++i) order[i] = first + i;
+  std::sort(order.begin(), order.end(), [&](size_t a, size_t b) { return out.files[a] < out.files[b]; });
+  std::vector<std::string> files;
+  std::vector<size_t> sizes;
+  for (size_t i : order) files.push_back(std::move(out.files[i])), sizes.push_back(out.sizes[i]);
+  std::move(files.begin(), files.end(), out.files.begin() + static_cast<std::ptrdiff_t>(first));
+  std::copy(sizes.begin(), sizes.end(), out.sizes.begin() + static_cast<std::ptrdiff_t>(first));
 }
 
 }  // namespace
@@ -114,11 +132,13 @@ Result<FileList> CollectFiles(const std::vector<std::string>& paths, const WalkO
     if (fs::is_directory(status)) {
       size_t first = out.files.size();
       Walk(p, options, out);
-      std::sort(out.files.begin() + first, out.files.end());
+      SortFrom(first, out);
     } else if (KindOf(p) == FileKind::kOther && LooksBinary(p)) {
       out.named_binaries.push_back(p);
     } else {
+      const std::uintmax_t size = fs::file_size(p, ec);
       out.files.push_back(p);
+      out.sizes.push_back(ec ? 0 : static_cast<size_t>(size));
     }
   }
   return out;

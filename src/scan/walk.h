@@ -35,6 +35,9 @@ struct WalkOptions {
 // unreadable folders met on the way become `warnings`.
 struct FileList {
   std::vector<std::string> files;
+  // Per file, its size when walked (0 when it could not be read): the audit's rounds take the
+  // largest first.
+  std::vector<size_t> sizes;
   // PATHs naming a file whose first bytes are binary (an ELF library, a cubin, a fatbin): not
   // source, never handed to the scanners (libclang took 14 GB and 4 minutes on libcublasLt.so);
   // the audit reports their kernel images instead (binary/).

@@ -69,5 +69,24 @@ TEST(CollectFiles, KeepTestsEntersTestFoldersAtEveryDepth) {
   }
 }
 
+// The rounds of an audit take the largest files first by the sizes the walk noted: each size must
+// stay with its file through the sort of the walk's parts, and a PATH naming a file has one too.
+TEST(CollectFiles, EachFileKeepsItsSize) {
+  TempTree tree;
+  WriteLevel(tree, "");
+  WriteLevel(tree, "pkg/sub/");
+  tree.Write("pkg/big.cuh", std::string(5000, 'x') + "\n");
+  tree.Write("a/b/c/mid.py", std::string(700, '#') + "\n");
+  const fs::path named = tree.root() / "named.cu";
+  tree.Write("named.cu", "int y;\n");
+  Result<FileList> list = CollectFiles({tree.root().string(), named.string()});
+  ASSERT_TRUE(list) << list.error().str();
+  ASSERT_EQ(list->sizes.size(), list->files.size());
+  for (size_t i = 0; i < list->files.size(); ++i) {
+    EXPECT_EQ(list->sizes[i], fs::file_size(list->files[i])) << list->files[i];
+  }
+  EXPECT_EQ(list->files.back(), named.string());
+}
+
 }  // namespace
 }  // namespace archpatch::scan
