@@ -120,7 +120,7 @@ void PrepareAuditProcess() {
     // The allocator needs no tuning here: the CLI links tcmalloc (CMakeLists.txt). glibc's malloc
     // had to be held to 8 arenas, a 1 MiB trim threshold and a 4 MiB mmap threshold, and trimmed
     // before the report, to keep the GPU machine's environment under 200 MB; tcmalloc's
-    // per-thread caches peak at 120-146 MB there (16 workers) for a quarter less CPU.
+    // per-thread caches peak at 120-150 MB there (16 workers) for a quarter less CPU.
   });
 }
 

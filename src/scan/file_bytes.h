@@ -46,7 +46,7 @@ class FileBytes {
 // times them. A file over the limit is worked on alone. 16 MiB since the findings round takes the
 // largest files first (scan/audit_run.cc): at 4 MiB, CUTLASS's 2.8 MB headers ran one at a time
 // while the other workers waited (16 cores, FlashInfer + CUTLASS: 0.26 -> 0.19 s); the GPU
-// machine's environment peaks at 120-146 MB with it.
+// machine's environment peaks at 120-150 MB with it.
 class ByteBudget {
  public:
   static constexpr size_t kLimit = 16 << 20;
