@@ -147,11 +147,21 @@ void MarkCoveredByShippedRules(std::vector<gate::Group>& groups, const std::vect
 
 void MarkCoveredByRules(std::vector<gate::Group>& groups, const std::vector<Finding>& findings,
                         const std::vector<rules::Rule>& rules, const arch::Arch& target, int jobs) {
-  if (rules.empty()) return;
+  MarkCovered(groups, CoveringRootCauses(groups, findings, rules, target, jobs));
+}
+
+std::vector<std::vector<std::string>> CoveringRootCauses(const std::vector<gate::Group>& groups,
+                                                         const std::vector<Finding>& findings,
+                                                         const std::vector<rules::Rule>& rules,
+                                                         const arch::Arch& target, int jobs) {
+  if (rules.empty()) return std::vector<std::vector<std::string>>(groups.size());
   std::vector<size_t> roots;
   for (const gate::Group& g : groups) roots.push_back(g.root);
-  std::vector<std::vector<std::string>> covered = CoveringRules(rules, findings, roots, target, jobs);
-  for (size_t i = 0; i < groups.size(); ++i) groups[i].covered_by = std::move(covered[i]);
+  return CoveringRules(rules, findings, roots, target, jobs);
+}
+
+void MarkCovered(std::vector<gate::Group>& groups, std::vector<std::vector<std::string>> covered) {
+  for (size_t i = 0; i < groups.size() && i < covered.size(); ++i) groups[i].covered_by = std::move(covered[i]);
 }
 
 }  // namespace archpatch::plan

@@ -57,5 +57,13 @@ void MarkCoveredByShippedRules(std::vector<gate::Group>& groups, const std::vect
 // The same with the rules already loaded (audit loads them while the scan runs).
 void MarkCoveredByRules(std::vector<gate::Group>& groups, const std::vector<Finding>& findings,
                         const std::vector<rules::Rule>& rules, const arch::Arch& target, int jobs);
+// MarkCoveredByRules in two steps: which rules cover each group's root (reads the groups' roots
+// and the findings' places only, so audit runs it beside the other marks of the groups), then
+// `covered_by` set from that.
+std::vector<std::vector<std::string>> CoveringRootCauses(const std::vector<gate::Group>& groups,
+                                                         const std::vector<Finding>& findings,
+                                                         const std::vector<rules::Rule>& rules,
+                                                         const arch::Arch& target, int jobs);
+void MarkCovered(std::vector<gate::Group>& groups, std::vector<std::vector<std::string>> covered);
 
 }  // namespace archpatch::plan
