@@ -58,7 +58,7 @@ AuditRun::AuditRun(const AuditOptions& options, std::vector<std::string> files, 
 }
 
 AuditReport AuditRun::Run() {
-  Order();
+  order_ = &store_.LargestFirst();  // before any worker starts
   int jobs = WorkerCount(options_.jobs);
   jobs = std::min<int>(jobs, std::max<size_t>(1, files_.size()));
   std::vector<WorkerResult> results(jobs);
@@ -154,19 +154,13 @@ void AuditRun::SummarizeAgain(const std::vector<size_t>& which, std::vector<pyth
   });
 }
 
-// The order the workers take the files in: the largest first (the sizes the walk noted), so that
-// a round does not end waiting for one worker on a big file taken last: on 16 cores, FlashInfer +
-// CUTLASS's rounds were mostly that wait (CUTLASS's 1-3 MB cute/arch/mma_sm90_gmma*.hpp).
-void AuditRun::Order() {
-  order_.resize(files_.size());
-  for (size_t i = 0; i < order_.size(); ++i) order_[i] = i;
-  std::stable_sort(order_.begin(), order_.end(),
-                   [this](size_t a, size_t b) { return store_.SizeOf(a) > store_.SizeOf(b); });
-}
-
 void AuditRun::Work(WorkerResult& out) {
+  // The largest files first (the sizes the walk noted), so that a round does not end waiting for
+  // one worker on a big file taken last: on 16 cores, FlashInfer + CUTLASS's rounds were mostly
+  // that wait (CUTLASS's 1-3 MB cute/arch/mma_sm90_gmma*.hpp).
+  const std::vector<size_t>& order = *order_;
   for (size_t k = next_++; k < files_.size(); k = next_++) {
-    ScanOne(order_[k], out);
+    ScanOne(order[k], out);
     if (options_.on_file_done && round_ == Round::kFindings) options_.on_file_done(++done_, files_.size());
   }
 }

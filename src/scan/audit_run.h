@@ -61,7 +61,6 @@ class AuditRun {
     size_t parsed = 0;
   };
 
-  void Order();
   void Work(WorkerResult& out);
   void ScanOne(size_t index, WorkerResult& out);
   bool DefineAgain(size_t index, WorkerResult& out);
@@ -96,7 +95,7 @@ class AuditRun {
   std::string target_;
   std::vector<std::string> others_;
   ByteBudget budget_;
-  std::vector<size_t> order_;  // Order(): the files by the order workers take them
+  const std::vector<size_t>* order_ = nullptr;  // the order workers take the files in (Run)
   std::atomic<size_t> next_{0};
   std::atomic<size_t> done_{0};
 };

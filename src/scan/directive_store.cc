@@ -1,5 +1,7 @@
 #include "scan/directive_store.h"
 
+#include <algorithm>
+
 #include "scan/package_macros.h"
 
 namespace archpatch::scan {
@@ -39,6 +41,15 @@ bool DirectivesMention(const cuda::DirectiveScan& scan, const std::set<std::stri
     if (names.count(m.name) || MentionsAnyName(m.replacement, names)) return true;
   }
   return false;
+}
+
+const std::vector<size_t>& DirectiveStore::LargestFirst() {
+  if (largest_first_.size() == sizes_.size()) return largest_first_;
+  largest_first_.resize(sizes_.size());
+  for (size_t i = 0; i < largest_first_.size(); ++i) largest_first_[i] = i;
+  std::stable_sort(largest_first_.begin(), largest_first_.end(),
+                   [this](size_t a, size_t b) { return sizes_[a] > sizes_[b]; });
+  return largest_first_;
 }
 
 }  // namespace archpatch::scan

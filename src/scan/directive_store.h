@@ -57,6 +57,9 @@ class DirectiveStore {
   // The size the walk found file `index` at (0: not known): the rounds take the largest first.
   void NoteSize(size_t index, size_t bytes) { sizes_[index] = bytes; }
   size_t SizeOf(size_t index) const { return sizes_[index]; }
+  // The files' indices, largest first (ties in the walk's order): sorted at the first call, before
+  // any worker starts, and kept for the later rounds (a GPU environment has 68,849 files).
+  const std::vector<size_t>& LargestFirst();
   // False when no directive of file `index` can name one of `names`: a later round need not read it.
   bool MayMention(size_t index, const DirectiveNames::Wanted& names) const { return names_[index].MayMention(names); }
 
@@ -76,6 +79,7 @@ class DirectiveStore {
   std::vector<DirectiveNames> names_;
   std::vector<FirstRead> first_;
   std::vector<size_t> sizes_;
+  std::vector<size_t> largest_first_;  // LargestFirst(), once made
   std::atomic<size_t> bytes_{0};
 };
 
