@@ -101,8 +101,8 @@ const std::vector<std::string_view>& CapabilityNames() {
 namespace {
 
 // The first and last letters, the lengths and the longest length of the normal forms
-// CapabilityNames lists: most names of a file are rejected at their first letter, and most of
-// the rest (CUTLASS's many m-, s- and c- names) by length or last letter, before the set is searched.
+// CapabilityNames lists: most names of a file are rejected at their last or first letter, and
+// most of the rest (CUTLASS's many m-, s- and c- names) by length, before the set is searched.
 struct NormalForms {
   std::set<std::string_view> names;
   std::array<bool, 256> first{};
@@ -115,9 +115,7 @@ struct NormalForms {
       lengths |= uint64_t{1} << n.size(), longest = std::max(longest, n.size());
     }
   }
-  bool MayHold(std::string_view normal) const {
-    return (lengths >> normal.size() & 1) != 0 && last[static_cast<unsigned char>(normal.back())];
-  }
+  bool HasLength(size_t letters) const { return (lengths >> letters & 1) != 0; }
 };
 
 }  // namespace
@@ -144,7 +142,7 @@ bool IsCapabilityName(std::string_view name) {
     normal[n++] = c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c;
     if (n == 1 && !kForms.first[static_cast<unsigned char>(normal[0])]) return false;
   }
-  if (n == 0 || !kForms.MayHold(std::string_view(normal, n))) return false;
+  if (n == 0 || !kForms.HasLength(n)) return false;  // the last letter was tested first
   if (kForms.names.count(std::string_view(normal, n)) == 0) return false;
   return std::any_of(CapabilityNeedles().begin(), CapabilityNeedles().end(),
                      [&](std::string_view needle) { return name.find(needle) != std::string_view::npos; });

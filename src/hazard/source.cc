@@ -324,8 +324,6 @@ ParsedSource FromTokens(std::string_view contents, std::vector<Token> tokens) {
 
 namespace {
 
-// The functions with bodies, named by their last component; a kernel when the nearest
-// `__global__` before the body declares a function of its name.
 // Where `name` stands before its parameter list in a declaration's bytes (`between`), or 0. The
 // last such place: where branches give the kernel two heads (`#if ... __launch_bounds__(512) k(
 // #else k( #endif`), the host parse takes the last.
@@ -345,6 +343,8 @@ void PlaceAtName(const ParsedSource& out, size_t name, FunctionDef& def) {
   def.column = out.lines.Column(name);
 }
 
+// The functions with bodies, named by their last component; a kernel when the nearest
+// `__global__` before the body declares a function of its name.
 void AddFunctions(ParsedSource& out, const std::vector<cuda::KernelDecl>& kernels,
                   const std::vector<cuda::FunctionBody>& bodies) {
   out.functions.reserve(bodies.size());
