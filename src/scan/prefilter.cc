@@ -6,17 +6,13 @@
 #include "cuda/directives.h"
 #include "cuda/runtime_gates.h"
 #include "cuda/tokens.h"
+#include "scan/prefilter_stops.h"
 #include "util/byte_set.h"
 #include "util/contains.h"
 #include "util/identifier.h"
 
 namespace archpatch::scan {
 namespace {
-
-constexpr std::string_view kArchPrefixes[] = {"__CUDA_ARCH", "NV_PROVIDES_SM_",   "NV_IS_EXACTLY_SM_",
-                                              "_NV_TARGET_", "__NV_PROVIDES_SM_", "__NV_IS_EXACTLY_SM_"};
-constexpr std::string_view kArchNames[] = {"NV_IS_DEVICE", "NV_IS_HOST", "NV_ANY_TARGET", "NV_NO_TARGET"};
-constexpr std::string_view kNvTargetNames[] = {"NV_IF_TARGET", "NV_IF_ELSE_TARGET", "NV_DISPATCH_TARGET"};
 
 constexpr bool IsIdentByte(unsigned char c) { return IsIdentifierChar(static_cast<char>(c)); }
 struct CharTable {
@@ -225,7 +221,8 @@ Prefilter::Prefilter(const cuda::MacroEnv& env) {
 
 // One pass over the bytes, identifier by identifier (block comments that do not open a line and
 // the literals LiteralSkips cannot pass over for certain included: a superset of what the
-// scanners read), stopping once every analysis is known to be needed.
+// scanners read), stopping once every analysis is known to be needed. Only the names that hold a
+// trigger are read (prefilter_stops.h), unless a -D name, which may hold none, is looked for.
 cuda::GateKinds Prefilter::Check(std::string_view s) const {
   cuda::GateKinds kinds;
   kinds.directives = kinds.nv_target = kinds.runtime = false;
@@ -234,9 +231,11 @@ cuda::GateKinds Prefilter::Check(std::string_view s) const {
   // A raw string may hold lines that look like comments and are not: such a file is read whole.
   LiteralSkips literals(s);
   const bool skip_comments = !literals.off();
+  const bool every_name = !extra_names_.empty();
   size_t i = 0;
   while (i < n) {
-    i = RunEnd(s, i, kChars.passed);  // blanks and punctuation
+    const size_t from = i;  // never inside a name: a skip or a name ended before it
+    i = every_name ? RunEnd(s, i, kChars.passed) : NextPrefilterStop(s, i);
     if (i == n) break;
     if (!kChars.ident[p[i]]) {
       // Skips go to the newline that ends what they skip.
@@ -256,7 +255,8 @@ cuda::GateKinds Prefilter::Check(std::string_view s) const {
       }
       continue;
     }
-    const size_t start = i;
+    size_t start = i;
+    while (start > from && kChars.ident[p[start - 1]]) --start;  // a trigger inside the name
     i = RunEnd(s, i, kChars.ident);
     std::string_view id = s.substr(start, i - start);
     if ((p[start] == '_' || p[start] == 'N') && id.size() >= 10) {
