@@ -4,6 +4,8 @@
 #include <cstdint>
 #include <cstring>
 
+#include "util/byte_block.h"
+
 namespace archpatch::cuda {
 namespace {
 
@@ -46,7 +48,7 @@ class Skim {
         }
         line_start = s_[p] == '/' && p + 1 < n_ && (s_[p + 1] == '*' || s_[p + 1] == '/');
       }
-      while (p < n_ && kClasses.of[static_cast<unsigned char>(s_[p])] == ByteClass::kPlain) ++p;  // most bytes
+      p = PlainEnd(p);
       if (p == n_) break;
       switch (kClasses.of[static_cast<unsigned char>(s_[p])]) {
         case ByteClass::kPlain: break;
@@ -67,6 +69,9 @@ class Skim {
 
  private:
   static constexpr size_t npos = std::string_view::npos;
+
+  // Past the plain bytes from `p` (kClasses), most of a file.
+  size_t PlainEnd(size_t p) const { return FindFirstOf<true, '\n', '"', '\'', '/', '\\', '\0'>(s_, p); }
 
   // The line at `p`, a `#` that starts it: its tokens when the lexer makes a `#` of it. False when
   // the file's tokens end on that line.

@@ -8,6 +8,7 @@
 
 #include <fmt/format.h>
 
+#include "util/byte_block.h"
 #include "util/byte_set.h"
 #include "util/identifier.h"
 
@@ -22,12 +23,13 @@ constexpr bool IsQuote(char c) { return c == '\'' || c == '"'; }
 
 const ByteSet kNameBytes = BytesWhere(IsNameChar);
 constexpr ByteSet kBlankBytes = BytesWhere([](unsigned char c) { return c == ' ' || c == '\t' || c == '\f'; });
-constexpr ByteSet kCommentBytes = BytesWhere([](unsigned char c) { return c != '\n' && c != '\r'; });
-// Bytes a string body passes over whatever its quotes and prefix: all but escapes, quotes, line
-// breaks and (for f-strings) braces.
-constexpr ByteSet kPlainStringBytes = BytesWhere([](unsigned char c) {
-  return c != '\\' && !IsQuote(static_cast<char>(c)) && c != '\n' && c != '\r' && c != '{' && c != '}';
-});
+// Where a comment ends: its line break.
+size_t CommentEnd(std::string_view src, size_t p) { return FindFirstOf<false, '\n', '\r'>(src, p); }
+// Where the bytes a string body passes over whatever its quotes and prefix end: at an escape, a
+// quote, a line break or (for f-strings) a brace.
+size_t PlainStringEnd(std::string_view src, size_t p) {
+  return FindFirstOf<false, '\\', '\'', '"', '\n', '\r', '{', '}'>(src, p);
+}
 
 constexpr std::string_view kOps3[] = {"**=", "//=", ">>=", "<<=", "..."};
 constexpr std::string_view kOps2[] = {
@@ -106,7 +108,7 @@ class Lexer {
     }
   }
 
-  void SkipComment() { pos_ = RunEnd(pos_, kCommentBytes); }
+  void SkipComment() { pos_ = CommentEnd(src_, pos_); }
 
   // The offside rule at the start of a logical line: blank and comment-only lines are skipped;
   // otherwise INDENT/DEDENT tokens are emitted. Tabs advance to the next multiple of 8 and, as
@@ -251,7 +253,7 @@ class Lexer {
       if (p >= src_.size()) {
         return Fail(triple ? "unterminated triple-quoted string literal" : "unterminated string literal", open);
       }
-      p = RunEnd(p, kPlainStringBytes);
+      p = PlainStringEnd(src_, p);
       if (p >= src_.size()) continue;  // unterminated: the check above reports it
       const char c = src_[p];
       if (c == '\\') {
