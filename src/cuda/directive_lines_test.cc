@@ -122,9 +122,10 @@ TEST(DirectiveLines, EndsWhereTheLexerEnds) {
 // The skim passes over plain bytes sixteen at a time: each byte it must stop at, at every offset
 // of a block (a literal holding `/*`, a comment, a splice, a NUL, UTF-8), is read as the lexer reads it.
 TEST(DirectiveLines, StopsAtEachByteItMustReadWhereverItFallsInABlock) {
-  for (const std::string& tail : std::vector<std::string>{"\"/*\";\n#if A\n#endif\n// */\n", "'/*';\n#if A\n#endif\n// */\n", "// #if C\n#if A\n#endif\n",
-                                 "/* #if C */\n#if A\n#endif\n", "\\\n#if A\n#endif\n", std::string("x\0y;\n#if A\n#endif\n", 16),
-                                 "\xc3\xa9;\n#if A\n#endif\n", "x;\n#if A\n#endif\n"}) {
+  for (const std::string& tail : std::vector<std::string>{
+           "\"/*\";\n#if A\n#endif\n// */\n", "'/*';\n#if A\n#endif\n// */\n", "// #if C\n#if A\n#endif\n",
+           "/* #if C */\n#if A\n#endif\n", "\\\n#if A\n#endif\n", std::string("x\0y;\n#if A\n#endif\n", 16),
+           "\xc3\xa9;\n#if A\n#endif\n", "x;\n#if A\n#endif\n"}) {
     for (size_t pad = 0; pad < 40; ++pad) {
       const std::string text = "int " + std::string(pad, 'x') + " = " + tail;
       EXPECT_EQ(Difference(text), "") << pad << ": " << text;

@@ -36,8 +36,8 @@ size_t NextPrefilterStop(std::string_view s, size_t from) {
     const ByteBlock c0 = raw.Folded(), c1 = ByteBlock::Load(d + at + 1).Folded(),
                     c2 = ByteBlock::Load(d + at + 2).Folded();
     const ByteBlock skips = raw.Is('#') | raw.Is('"') | raw.Is('/');
-    const ByteBlock pairs = (c0.Is('s') & c1.Is('m')) | (c0.Is('c') & c1.Is('c')) | (c0.Is('a') & c1.Is('j')) |
-                            (c0.Is('n') & c1.Is('v'));
+    const ByteBlock pairs =
+        (c0.Is('s') & c1.Is('m')) | (c0.Is('c') & c1.Is('c')) | (c0.Is('a') & c1.Is('j')) | (c0.Is('n') & c1.Is('v'));
     const ByteBlock triples = (c0.Is('i') & c1.Is('n') & c2.Is('o')) | (c0.Is('r') & c1.Is('c') & c2.Is('h')) |
                               (c0.Is('p') & c1.Is('a') & c2.Is('b'));
     const ByteBlock stops = skips | pairs | triples;

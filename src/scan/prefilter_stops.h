@@ -15,8 +15,8 @@
 namespace archpatch::scan {
 
 // The names the prefilter looks for in directives and nv/target: prefixes and whole names.
-inline constexpr std::string_view kArchPrefixes[] = {"__CUDA_ARCH",       "NV_PROVIDES_SM_",  "NV_IS_EXACTLY_SM_",
-                                                     "_NV_TARGET_",       "__NV_PROVIDES_SM_", "__NV_IS_EXACTLY_SM_"};
+inline constexpr std::string_view kArchPrefixes[] = {"__CUDA_ARCH", "NV_PROVIDES_SM_",   "NV_IS_EXACTLY_SM_",
+                                                     "_NV_TARGET_", "__NV_PROVIDES_SM_", "__NV_IS_EXACTLY_SM_"};
 inline constexpr std::string_view kArchNames[] = {"NV_IS_DEVICE", "NV_IS_HOST", "NV_ANY_TARGET", "NV_NO_TARGET"};
 inline constexpr std::string_view kNvTargetNames[] = {"NV_IF_TARGET", "NV_IF_ELSE_TARGET", "NV_DISPATCH_TARGET"};
 

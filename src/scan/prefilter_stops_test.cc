@@ -46,10 +46,10 @@ TEST(PrefilterStops, TheBlockSearchStopsWhereTheByteTestDoes) {
 
 TEST(PrefilterStops, FindsATriggerAcrossABlockEndAndAtTheLastBytes) {
   const std::string filler(15, 'x');
-  EXPECT_EQ(NextPrefilterStop(filler + "Sm90xxxxxxxxxxxxxxxxxx", 0), 15u);  // `Sm` across bytes 15-16
+  EXPECT_EQ(NextPrefilterStop(filler + "Sm90xxxxxxxxxxxxxxxxxx", 0), 15u);   // `Sm` across bytes 15-16
   EXPECT_EQ(NextPrefilterStop(filler + "xxxxxxxxxxxxxxxxxxxarCH", 0), 35u);  // a triple in the last bytes
   EXPECT_EQ(NextPrefilterStop(filler + "xxxxxxxxxxxxxxxxxxxxxaR", 0), 38u);  // no whole triple: the end
-  EXPECT_EQ(NextPrefilterStop("GMMA::Major::K value", 0), 7u);              // `aj` of Major
+  EXPECT_EQ(NextPrefilterStop("GMMA::Major::K value", 0), 7u);               // `aj` of Major
 }
 
 TEST(PrefilterStops, EveryNameThePrefilterLooksForHoldsATrigger) {
@@ -58,7 +58,8 @@ TEST(PrefilterStops, EveryNameThePrefilterLooksForHoldsATrigger) {
   for (std::string_view n : kNvTargetNames) EXPECT_TRUE(HoldsTrigger(n)) << n;
   // IsCapabilityName accepts only a name holding one of the needles.
   for (std::string_view needle : cuda::CapabilityNeedles()) EXPECT_TRUE(HoldsTrigger(needle)) << needle;
-  for (std::string_view name : {"GMMA", "value", "index", "stride", "cutlass"}) EXPECT_FALSE(HoldsTrigger(name)) << name;
+  for (std::string_view name : {"GMMA", "value", "index", "stride", "cutlass"})
+    EXPECT_FALSE(HoldsTrigger(name)) << name;
 }
 
 // A -D whose value names an arch macro makes the prefilter read every name; with a name no file
