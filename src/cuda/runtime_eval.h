@@ -120,12 +120,33 @@ inline long long Scaled(const arch::Arch& a, long long with) {
   return a.major * 100 + a.minor * 10;
 }
 
+// The binary operators' precedences, 0 for any other token: asked of every token after an
+// operand, so by length and bytes rather than through a map of strings.
 inline int Precedence(std::string_view op) {
-  static const std::map<std::string_view, int> table = {
-      {"||", 1}, {"or", 1}, {"&&", 2}, {"and", 2}, {"|", 3},  {"^", 4}, {"&", 5}, {"==", 6}, {"!=", 6}, {"<", 7},
-      {">", 7},  {"<=", 7}, {">=", 7}, {"<<", 8},  {">>", 8}, {"+", 9}, {"-", 9}, {"*", 10}, {"/", 10}, {"%", 10}};
-  auto it = table.find(op);
-  return it == table.end() ? 0 : it->second;
+  if (op.size() == 1) {
+    switch (op[0]) {
+      case '|': return 3;
+      case '^': return 4;
+      case '&': return 5;
+      case '<':
+      case '>': return 7;
+      case '+':
+      case '-': return 9;
+      case '*':
+      case '/':
+      case '%': return 10;
+      default: return 0;
+    }
+  }
+  if (op.size() == 2) {
+    if (op == "||" || op == "or") return 1;
+    if (op == "&&") return 2;
+    if (op == "==" || op == "!=") return 6;
+    if (op == "<=" || op == ">=") return 7;
+    if (op == "<<" || op == ">>") return 8;
+    return 0;
+  }
+  return op == "and" ? 2 : 0;
 }
 
 struct Bound {  // `bool is_sm90 = <expr>;`
@@ -271,11 +292,11 @@ class Evaluator {
       }
     }
     const size_t at = v_.Offset(i);  // where the name is read, for the constants in scope there
-    std::string last;
+    std::string_view last;           // into the file or the expansion, which outlive the evaluation
     size_t names = 0;
     while (i < b) {
       if (v_.IsIdent(i))
-        last = std::string(v_.Text(i++)), ++names;
+        last = v_.Text(i++), ++names;
       else if (v_.Is(i, "::") || v_.Is(i, ".") || v_.Is(i, "->"))
         ++i;
       else if ((v_.Is(i, "(") || v_.Is(i, "[")) && v_.match[i] < b)
@@ -297,7 +318,7 @@ class Evaluator {
         Val x = Eval(it->second.begin, it->second.end);
         --depth_;
         if (x.capability && std::find(bound_used_.begin(), bound_used_.end(), last) == bound_used_.end()) {
-          bound_used_.push_back(last);
+          bound_used_.emplace_back(last);
         }
         return x;
       }
@@ -305,7 +326,7 @@ class Evaluator {
     if (!constants_) return {};
     if (std::optional<NamedConstant> c = constants_->Find(last, at)) {
       if (std::none_of(used_.begin(), used_.end(), [&](const auto& u) { return u.first == last; }))
-        used_.emplace_back(last, *c);
+        used_.emplace_back(std::string(last), *c);
       return Int(c->value);
     }
     return {};

@@ -193,13 +193,19 @@ class TokenScan {
       otherwise = {e + 1, StatementEnd(e + 1)};
       break;
     }
-    const bool else_refuses = otherwise && Refuses(otherwise->first, otherwise->second);
+    bool compares = false;
     for (Arm& arm : arms) {
       arm.truth = Truth(arm.a, arm.b);
-      arm.refuses = Refuses(arm.s, arm.e);
+      compares |= !arm.truth.empty();
     }
+    // An arm whose condition compares no capability records nothing (Record's probe is Truth's)
+    // and takes part in no other arm's verdict: most chains of a file need no statement read.
+    if (!compares) return;
+    const bool else_refuses = otherwise && Refuses(otherwise->first, otherwise->second);
+    for (Arm& arm : arms) arm.refuses = Refuses(arm.s, arm.e);
     for (size_t k = 0; k < arms.size(); ++k) {
       const Arm& arm = arms[k];
+      if (arm.truth.empty()) continue;
       const size_t before = findings_.size();
       if (arm.refuses)
         Record({arm.a, arm.b, 0, 0, 0, 0, "", true, "if-refuse", ""});
