@@ -3,7 +3,7 @@
 // (the lexer it replaced). Input with non-ASCII bytes or a `\u` or `\U` escape is only checked for
 // the invariants: a character that starts a token is read as a name by a coarser rule than clang's
 // XID_Start table (tokens.h). The directive skim (cuda/directive_lines.h), where it answers,
-// gives the directive lines of those tokens, and the lexer run on parts of the input gives them too.
+// gives the directive lines of those tokens.
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
@@ -41,15 +41,6 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   for (const archpatch::cuda::Token& t : tokens) {
     if (t.begin < last || t.end <= t.begin || t.end > src.size()) __builtin_trap();
     last = t.end;
-  }
-  // Lexed in parts and joined (cuda/lex_parts.cc), wherever the parts begin: the same tokens.
-  for (size_t parts : {2, 3}) {
-    const std::vector<archpatch::cuda::Token> joined = archpatch::cuda::TokenizeInParts(src, parts);
-    if (joined.size() != tokens.size()) __builtin_trap();
-    for (size_t i = 0; i < joined.size(); ++i) {
-      if (joined[i].kind != tokens[i].kind || joined[i].begin != tokens[i].begin || joined[i].end != tokens[i].end)
-        __builtin_trap();
-    }
   }
   if (const auto skimmed = archpatch::cuda::DirectiveLineTokens(src)) {
     const std::vector<archpatch::cuda::Token> lines = archpatch::cuda::DirectiveLinesOf(tokens, src);

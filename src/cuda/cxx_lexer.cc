@@ -5,7 +5,6 @@
 #include <array>
 #include <cstdint>
 #include <cstring>
-#include <optional>
 #include <string>
 
 #include "cuda/cxx_keywords.h"
@@ -98,24 +97,6 @@ class RawLexer {
     // (into the wrapper) was never the file's, and none can follow it.
     while (Next(t) && t.end <= n_) tokens.push_back(t);
     return tokens;
-  }
-
-  // The tokens lexed from `begin` (anywhere) that start before `stop`, as Run keeps them.
-  std::vector<Token> Range(size_t begin, size_t stop) {
-    std::vector<Token> tokens;
-    tokens.reserve((stop - std::min(begin, stop)) / 4 + 16);
-    pos_ = begin;
-    Token t;
-    while (Next(t) && t.end <= n_ && t.begin < stop) tokens.push_back(t);
-    return tokens;
-  }
-
-  // The first token lexed from `at` (anywhere), as Run keeps it: none past the file's end.
-  std::optional<Token> After(size_t at) {
-    pos_ = at;
-    Token t;
-    if (!Next(t) || t.end > n_) return std::nullopt;
-    return t;
   }
 
   // Run's tokens from `begin` (where one of them starts) to the end of its logical line.
@@ -629,16 +610,6 @@ std::vector<Token> Tokenize(std::string_view contents) {
   // Token offsets are 32 bits (tokens.h); every caller's source is bounded far below that.
   if (contents.size() > kMaxTokenizedBytes) return {};
   return RawLexer(contents).Run();
-}
-
-std::vector<Token> TokenizeRange(std::string_view contents, size_t begin, size_t stop) {
-  if (contents.size() > kMaxTokenizedBytes) return {};
-  return RawLexer(contents).Range(begin, stop);
-}
-
-std::optional<Token> TokenAfter(std::string_view contents, size_t at) {
-  if (contents.size() > kMaxTokenizedBytes) return std::nullopt;
-  return RawLexer(contents).After(at);
 }
 
 LogicalLineTokens TokenizeLogicalLine(std::string_view contents, size_t begin) {

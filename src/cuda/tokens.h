@@ -6,7 +6,6 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <optional>
 #include <string_view>
 #include <vector>
 
@@ -34,19 +33,6 @@ struct Token {
 std::vector<Token> Tokenize(std::string_view contents);
 // Larger contents give no tokens (offsets are 32 bits); sources are read up to kMaxSourceBytes.
 inline constexpr size_t kMaxTokenizedBytes = UINT32_MAX - 1;
-
-// The tokens a lexer started at `begin` gives, up to the first that starts at or after `stop`.
-// From where a token of Tokenize(contents) starts, these are Tokenize's (the lexer keeps no state
-// between tokens); from inside a comment or a literal, they are not until the first token start
-// the two share (TokenizeInParts joins parts there).
-std::vector<Token> TokenizeRange(std::string_view contents, size_t begin, size_t stop);
-
-// The first token a lexer started at `at` gives; none where the file's tokens end.
-std::optional<Token> TokenAfter(std::string_view contents, size_t at);
-
-// Tokenize(contents), its parts lexed on up to `parts` threads: each part from a line start
-// near its share of the bytes, joined where the part before it ends (cuda/lex_parts.cc).
-std::vector<Token> TokenizeInParts(std::string_view contents, size_t parts);
 
 // Whether the gap between two tokens ends a logical line: it holds a newline that no backslash
 // escapes (a continuation, `\` then the newline, joins the lines).

@@ -310,17 +310,11 @@ void AuditRun::ScanCpp(size_t index, std::string_view contents, WorkerResult& ou
 // The directive rounds read the file's directives alone (KindsOf): their lines, skimmed, are
 // all they lex where the skim can (13.2 of the 36 MB lexed on FlashInfer 0.6.16 + CUTLASS were
 // the first read's, nearly all of it lexed again by the findings round).
-//
-// A big file is lexed in parts on several threads (cuda::TokenizeInParts, a part per 512 KiB, at
-// most one per worker): CUTLASS's 2-3 MB mma_sm90_gmma*.hpp were each the longest task of the
-// findings round on 16 cores, a third of it their lexing.
 std::vector<cuda::Token> AuditRun::TokensFor(std::string_view contents) const {
   if (round_ != Round::kFindings) {
     if (std::optional<std::vector<cuda::Token>> lines = cuda::DirectiveLineTokens(contents)) return std::move(*lines);
   }
-  constexpr size_t kPartBytes = 512 << 10;
-  const size_t parts = std::min<size_t>(WorkerCount(options_.jobs), contents.size() / kPartBytes);
-  return parts > 1 ? cuda::TokenizeInParts(contents, parts) : cuda::Tokenize(contents);
+  return cuda::Tokenize(contents);
 }
 
 std::vector<Finding> AuditRun::Kept(std::vector<Finding> found) const {
