@@ -93,9 +93,22 @@ class RawLexer {
     std::vector<Token> tokens;
     tokens.reserve(n_ / 4 + 16);  // CUTLASS averages a token per 4-5 bytes: no copy while growing
     Token t;
-    // clang_tokenize lexed the file inside a wrapper; a token reaching past the file's last byte
-    // (into the wrapper) was never the file's, and none can follow it.
-    while (Next(t) && t.end <= n_) tokens.push_back(t);
+    // The common tokens are lexed here, the others by Next: its call per token cost more than
+    // most tokens. clang_tokenize lexed the file inside a wrapper; a token reaching past the
+    // file's last byte (into the wrapper) was never the file's, and none can follow it.
+    size_t p = 0;
+    while (true) {
+      p = BlanksEnd(p);
+      if (Quick(p, t)) {
+        tokens.push_back(t);
+        p = t.end;
+        continue;
+      }
+      pos_ = p;
+      if (!Next(t) || t.end > n_) break;
+      tokens.push_back(t);
+      p = pos_;
+    }
     return tokens;
   }
 
@@ -218,6 +231,32 @@ class RawLexer {
   }
 
   bool Next(Token& t);
+
+  // Past the blanks, newlines and NULs inside the file (a NUL is a blank) from `p`.
+  size_t BlanksEnd(size_t p) const {
+    while (p < n_ && kStarts.of[static_cast<unsigned char>(s_[p])] == StartClass::kBlank) ++p;
+    return p;
+  }
+  // The token at `start` when its first byte settles it with no look past the token: a name of
+  // letters, digits and `_` then a byte no name continues with (not a splice, a UCN, `$` or
+  // UTF-8: IdentifierEnd's and IdentifierKind's answer without their looks), or a single
+  // punctuator. False for every other token, which Next reads.
+  bool Quick(size_t start, Token& t) const {
+    if (start >= n_) return false;
+    const StartClass quick = kStarts.of[static_cast<unsigned char>(s_[start])];
+    if (quick == StartClass::kSingle) {
+      t = Token{Kind::kPunctuation, static_cast<uint32_t>(start), static_cast<uint32_t>(start + 1)};
+      return true;
+    }
+    if (quick != StartClass::kName) return false;
+    size_t end = start + 1;
+    while (end < n_ && IsIdentifierBody(s_[end])) ++end;
+    if (end >= n_ || !IsAscii(s_[end]) || s_[end] == '\\' || s_[end] == '$') return false;
+    const Kind kind = IsCxxKeyword(s_.substr(start, end - start)) ? Kind::kKeyword : Kind::kIdentifier;
+    t = Token{kind, static_cast<uint32_t>(start), static_cast<uint32_t>(end)};
+    return true;
+  }
+
   bool Punctuator(char c, size_t& cur);
   size_t IdentifierEnd(size_t p) const;
   Kind IdentifierKind(size_t begin, size_t end) const;
@@ -516,28 +555,16 @@ bool RawLexer::Punctuator(char c, size_t& cur) {
 // LexTokenInternal: the next token from pos_, false at the end of the buffer.
 bool RawLexer::Next(Token& t) {
   while (true) {
-    size_t start = pos_;
-    // Blanks, newlines and NULs inside the file (a NUL is a blank) in one loop.
-    while (start < n_ && kStarts.of[static_cast<unsigned char>(s_[start])] == StartClass::kBlank) ++start;
+    const size_t start = BlanksEnd(pos_);
     const auto token = [&](Kind k, size_t end) {
       t = Token{k, static_cast<uint32_t>(start), static_cast<uint32_t>(end)};
       pos_ = end;
       return true;
     };
-    if (start < n_) {  // the common first bytes, which need no look past themselves
-      const StartClass quick = kStarts.of[static_cast<unsigned char>(s_[start])];
-      if (quick == StartClass::kName) {
-        size_t end = start + 1;
-        while (end < n_ && IsIdentifierBody(s_[end])) ++end;
-        // Letters, digits and `_` alone, then a byte no name continues with (not a splice, a
-        // UCN, `$` or UTF-8): IdentifierEnd's and IdentifierKind's answer without their looks.
-        if (end < n_ && IsAscii(s_[end]) && s_[end] != '\\' && s_[end] != '$') {
-          return token(IsCxxKeyword(s_.substr(start, end - start)) ? Kind::kKeyword : Kind::kIdentifier, end);
-        }
-        end = IdentifierEnd(end);
-        return token(IdentifierKind(start, end), end);
-      }
-      if (quick == StartClass::kSingle) return token(Kind::kPunctuation, start + 1);
+    if (Quick(start, t)) return pos_ = t.end, true;
+    if (start < n_ && kStarts.of[static_cast<unsigned char>(s_[start])] == StartClass::kName) {
+      const size_t end = IdentifierEnd(start + 1);  // a name Quick could not settle
+      return token(IdentifierKind(start, end), end);
     }
     size_t size;
     const char c = CharAt(start, size);
