@@ -31,6 +31,24 @@ TEST(HazardAudit, ReadsWellToSomeoneWhoDeploysModels) {
   EXPECT_NE(r.out.find("may or may not be safe: the block calls code archpatch cannot see"), std::string::npos);
 }
 
+// The feature table is read beside the scan; one that cannot be parsed still fails the audit
+// with its place and exit 3, and no report is printed (a report without the widen verdicts
+// would read as "nothing to fear").
+TEST(HazardAudit, ABrokenFeatureTableFailsTheAuditWithItsPlace) {
+  TempDir data;
+  fs::copy(fs::path(ARCHPATCH_SOURCE_DIR) / "rules", data.path() / "rules", fs::copy_options::recursive);
+  WriteFile(data.path() / "rules/features.yaml", "features:\n  - {name: wgmma\n");
+  for (const char* format : {"--json", "--sarif"}) {
+    RunResult r = RunArchpatch({"audit", "--arch", "sm_120", format, "tests/fixtures/hazard/tree"},
+                               "ARCHPATCH_DATA_DIR=" + ShellQuote(data.path().string()) + " ");
+    EXPECT_EQ(r.exit_code, 3) << r.err;
+    EXPECT_EQ(r.out, "") << format;
+    EXPECT_NE(r.err.find("features.yaml:3:1:"), std::string::npos) << r.err;
+  }
+  RunResult fine = RunArchpatch({"audit", "--arch", "sm_120", "--json", "tests/fixtures/hazard/tree"});
+  EXPECT_NE(fine.out.find("\"widen\""), std::string::npos) << fine.err;
+}
+
 TEST(HazardAudit, JsonCarriesTheHazardFields) {
   RunResult r = RunArchpatch({"audit", "--arch", "sm_120", "--undef-unknown", "--json", "tests/fixtures/hazard/tree"});
   ASSERT_EQ(r.exit_code, 1) << r.err;

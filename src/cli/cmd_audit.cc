@@ -234,6 +234,7 @@ int RunAudit(const Context&, const std::vector<std::string>& args) {
   });
   Result<scan::AuditReport> report = scan::Audit(options);
   progress.Finish();
+  if (options.after_cuda_file) hazard::RequireFeatures();
   if (!report) throw UsageError(fmt::format("audit: {}", report.error().str()));
   // An environment gets its kernel images reported unasked, and so does a PATH naming a library or
   // cubin (that file alone: the folders beside it only with --binaries).

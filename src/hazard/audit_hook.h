@@ -9,7 +9,12 @@
 
 namespace archpatch::hazard {
 
-// The pass for an audit run with `options` (target, --against, macro environment).
+// The pass for an audit run with `options` (target, --against, macro environment). It starts
+// reading the feature table (hazard::DefaultFeatures) beside the scan.
 scan::FilePass HazardPass(const scan::AuditOptions& options);
+
+// Throws Fatal when the feature table cannot be read, after the scan: the pass then checked no
+// file, and its report would lack every widen verdict.
+void RequireFeatures();
 
 }  // namespace archpatch::hazard

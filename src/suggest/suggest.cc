@@ -34,6 +34,7 @@ Result<Audited> AuditEnvironment(const env::Environment& env, const SuggestOptio
   options.walk.skip_setup_py = true;
   options.after_cuda_file = hazard::HazardPass(options);
   Result<scan::AuditReport> report = scan::Audit(options);
+  hazard::RequireFeatures();
   if (!report) return report.error();
   Audited out{std::move(report->findings), {}};
   out.groups = scan::BuildGroups(out.findings, options.paths);
