@@ -265,9 +265,15 @@ int RunAudit(const Context&, const std::vector<std::string>& args) {
   std::future<std::vector<std::vector<std::string>>> covered = std::async(std::launch::async, [&] {
     return plan::CoveringRootCauses(groups, report->findings, shipped.get(), options.target, jobs);
   });
+  // The known-unsafe list is matched beside the prebuilt links too (it reads the findings' places,
+  // they write their artifacts), and applied after them: its reason goes first.
+  auto unsafe = std::async(std::launch::async,
+                           [&] { return plan::FindShippedKnownUnsafe(groups, report->findings, options.target); });
   scan::LinkAndMarkPrebuilt(report->findings, groups, artifacts.get(), options.target, jobs);
-  if (Status marked = plan::MarkShippedKnownUnsafe(groups, report->findings, options.target); !marked) {
-    fmt::print(stderr, "archpatch: warning: {}; no root cause is marked 'do not widen'\n", marked.error().str());
+  if (Result<std::vector<const plan::KnownUnsafe*>> entries = unsafe.get(); entries) {
+    plan::ApplyKnownUnsafe(groups, *entries);
+  } else {
+    fmt::print(stderr, "archpatch: warning: {}; no root cause is marked 'do not widen'\n", entries.error().str());
   }
   plan::MarkCovered(groups, covered.get());
   std::optional<binary::BinaryScan> binaries;

@@ -159,32 +159,46 @@ const KnownUnsafe* MatchKnownUnsafe(const std::vector<KnownUnsafe>& list, const 
   return nullptr;
 }
 
-void MarkKnownUnsafe(std::vector<gate::Group>& groups, const std::vector<Finding>& findings,
-                     const std::vector<KnownUnsafe>& list, const arch::Arch& target) {
-  if (list.empty()) return;
+std::vector<const KnownUnsafe*> FindKnownUnsafe(const std::vector<gate::Group>& groups,
+                                                const std::vector<Finding>& findings,
+                                                const std::vector<KnownUnsafe>& list, const arch::Arch& target) {
+  std::vector<const KnownUnsafe*> entries(groups.size(), nullptr);
+  if (list.empty()) return entries;
   FileGlobMatcher globs;
-  for (gate::Group& g : groups) {
-    std::vector<size_t> members = {g.root};
-    members.insert(members.end(), g.places.begin(), g.places.end());
+  for (size_t k = 0; k < groups.size(); ++k) {
+    std::vector<size_t> members = {groups[k].root};
+    members.insert(members.end(), groups[k].places.begin(), groups[k].places.end());
     for (size_t i : members) {
       const Finding& f = findings[i];
-      const KnownUnsafe* entry = MatchKnownUnsafe(list, {f.file, f.scope, f.text}, target, "", globs);
-      if (!entry) continue;
-      g.known_unsafe = gate::KnownUnsafeMark{entry->id, entry->what, entry->because, entry->reported};
-      g.widen = gate::WidenSafety::kUnsafe;
-      g.widen_reasons.insert(g.widen_reasons.begin(),
-                             fmt::format("on the known-unsafe list ({}): {}", entry->id, entry->because));
-      break;
+      if ((entries[k] = MatchKnownUnsafe(list, {f.file, f.scope, f.text}, target, "", globs))) break;
     }
+  }
+  return entries;
+}
+
+void ApplyKnownUnsafe(std::vector<gate::Group>& groups, const std::vector<const KnownUnsafe*>& entries) {
+  for (size_t k = 0; k < groups.size() && k < entries.size(); ++k) {
+    const KnownUnsafe* entry = entries[k];
+    if (!entry) continue;
+    gate::Group& g = groups[k];
+    g.known_unsafe = gate::KnownUnsafeMark{entry->id, entry->what, entry->because, entry->reported};
+    g.widen = gate::WidenSafety::kUnsafe;
+    g.widen_reasons.insert(g.widen_reasons.begin(),
+                           fmt::format("on the known-unsafe list ({}): {}", entry->id, entry->because));
   }
 }
 
-Status MarkShippedKnownUnsafe(std::vector<gate::Group>& groups, const std::vector<Finding>& findings,
-                              const arch::Arch& target) {
+void MarkKnownUnsafe(std::vector<gate::Group>& groups, const std::vector<Finding>& findings,
+                     const std::vector<KnownUnsafe>& list, const arch::Arch& target) {
+  ApplyKnownUnsafe(groups, FindKnownUnsafe(groups, findings, list, target));
+}
+
+Result<std::vector<const KnownUnsafe*>> FindShippedKnownUnsafe(const std::vector<gate::Group>& groups,
+                                                               const std::vector<Finding>& findings,
+                                                               const arch::Arch& target) {
   const Result<std::vector<KnownUnsafe>>& list = ShippedKnownUnsafe();
   if (!list) return list.error();
-  MarkKnownUnsafe(groups, findings, *list, target);
-  return Ok{};
+  return FindKnownUnsafe(groups, findings, *list, target);
 }
 
 std::string DoNotWiden(const KnownUnsafe& entry) {
