@@ -159,19 +159,24 @@ const KnownUnsafe* MatchKnownUnsafe(const std::vector<KnownUnsafe>& list, const 
   return nullptr;
 }
 
-std::vector<const KnownUnsafe*> FindKnownUnsafe(const std::vector<gate::Group>& groups,
-                                                const std::vector<Finding>& findings,
-                                                const std::vector<KnownUnsafe>& list, const arch::Arch& target) {
-  std::vector<const KnownUnsafe*> entries(groups.size(), nullptr);
+std::vector<const KnownUnsafe*> MatchEachFinding(const std::vector<Finding>& findings,
+                                                 const std::vector<KnownUnsafe>& list, const arch::Arch& target) {
+  std::vector<const KnownUnsafe*> entries(findings.size(), nullptr);
   if (list.empty()) return entries;
   FileGlobMatcher globs;
+  for (size_t i = 0; i < findings.size(); ++i) {
+    const Finding& f = findings[i];
+    entries[i] = MatchKnownUnsafe(list, {f.file, f.scope, f.text}, target, "", globs);
+  }
+  return entries;
+}
+
+std::vector<const KnownUnsafe*> FindKnownUnsafe(const std::vector<gate::Group>& groups,
+                                                const std::vector<const KnownUnsafe*>& per_finding) {
+  std::vector<const KnownUnsafe*> entries(groups.size(), nullptr);
   for (size_t k = 0; k < groups.size(); ++k) {
-    std::vector<size_t> members = {groups[k].root};
-    members.insert(members.end(), groups[k].places.begin(), groups[k].places.end());
-    for (size_t i : members) {
-      const Finding& f = findings[i];
-      if ((entries[k] = MatchKnownUnsafe(list, {f.file, f.scope, f.text}, target, "", globs))) break;
-    }
+    entries[k] = per_finding[groups[k].root];
+    for (size_t i = 0; !entries[k] && i < groups[k].places.size(); ++i) entries[k] = per_finding[groups[k].places[i]];
   }
   return entries;
 }
@@ -190,15 +195,14 @@ void ApplyKnownUnsafe(std::vector<gate::Group>& groups, const std::vector<const 
 
 void MarkKnownUnsafe(std::vector<gate::Group>& groups, const std::vector<Finding>& findings,
                      const std::vector<KnownUnsafe>& list, const arch::Arch& target) {
-  ApplyKnownUnsafe(groups, FindKnownUnsafe(groups, findings, list, target));
+  ApplyKnownUnsafe(groups, FindKnownUnsafe(groups, MatchEachFinding(findings, list, target)));
 }
 
-Result<std::vector<const KnownUnsafe*>> FindShippedKnownUnsafe(const std::vector<gate::Group>& groups,
-                                                               const std::vector<Finding>& findings,
-                                                               const arch::Arch& target) {
+Result<std::vector<const KnownUnsafe*>> MatchShippedKnownUnsafe(const std::vector<Finding>& findings,
+                                                                const arch::Arch& target) {
   const Result<std::vector<KnownUnsafe>>& list = ShippedKnownUnsafe();
   if (!list) return list.error();
-  return FindKnownUnsafe(groups, findings, *list, target);
+  return MatchEachFinding(findings, *list, target);
 }
 
 std::string DoNotWiden(const KnownUnsafe& entry) {

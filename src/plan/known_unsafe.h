@@ -60,22 +60,23 @@ const KnownUnsafe* MatchKnownUnsafe(const std::vector<KnownUnsafe>& list, const 
 // "do not widen: WHAT, because BECAUSE" — the words audit and apply print.
 std::string DoNotWiden(const KnownUnsafe& entry);
 
-// Per group, the entry of the list that covers its root or one of its places for `target`, or
-// null. It reads only the groups' members and the findings' file, scope and text: it may run
-// beside the prebuilt links (cmd_audit.cc), which write other fields.
+// Per finding, the entry of the list that covers it for `target`, or null. It reads only the
+// findings' file, scope and text: the audit runs it beside the grouping and the prebuilt links
+// (cmd_audit.cc), which write other fields.
+std::vector<const KnownUnsafe*> MatchEachFinding(const std::vector<Finding>& findings,
+                                                 const std::vector<KnownUnsafe>& list, const arch::Arch& target);
+// Per group, the entry of its root or, failing that, of its first place that has one.
 std::vector<const KnownUnsafe*> FindKnownUnsafe(const std::vector<gate::Group>& groups,
-                                                const std::vector<Finding>& findings,
-                                                const std::vector<KnownUnsafe>& list, const arch::Arch& target);
+                                                const std::vector<const KnownUnsafe*>& per_finding);
 // Marks each group FindKnownUnsafe found an entry for (gate::Group::known_unsafe) and makes its
 // widen verdict widen-unsafe, the entry's reason first.
 void ApplyKnownUnsafe(std::vector<gate::Group>& groups, const std::vector<const KnownUnsafe*>& entries);
 // Both, one after the other.
 void MarkKnownUnsafe(std::vector<gate::Group>& groups, const std::vector<Finding>& findings,
                      const std::vector<KnownUnsafe>& list, const arch::Arch& target);
-// FindKnownUnsafe with the shipped list (ShippedKnownUnsafe). A list that does not parse is its
+// MatchEachFinding with the shipped list (ShippedKnownUnsafe). A list that does not parse is its
 // error, for the caller to warn about: the audit still reports every gate.
-Result<std::vector<const KnownUnsafe*>> FindShippedKnownUnsafe(const std::vector<gate::Group>& groups,
-                                                               const std::vector<Finding>& findings,
-                                                               const arch::Arch& target);
+Result<std::vector<const KnownUnsafe*>> MatchShippedKnownUnsafe(const std::vector<Finding>& findings,
+                                                                const arch::Arch& target);
 
 }  // namespace archpatch::plan

@@ -164,4 +164,13 @@ void MarkCovered(std::vector<gate::Group>& groups, std::vector<std::vector<std::
   for (size_t i = 0; i < groups.size() && i < covered.size(); ++i) groups[i].covered_by = std::move(covered[i]);
 }
 
+std::vector<std::vector<std::string>> CoverageOfRoots(const std::vector<gate::Group>& groups,
+                                                      std::vector<std::vector<std::string>> per_finding) {
+  std::vector<std::vector<std::string>> roots(groups.size());
+  for (size_t i = 0; i < groups.size(); ++i) {
+    if (groups[i].root < per_finding.size()) roots[i] = std::move(per_finding[groups[i].root]);
+  }
+  return roots;
+}
+
 }  // namespace archpatch::plan

@@ -65,5 +65,9 @@ std::vector<std::vector<std::string>> CoveringRootCauses(const std::vector<gate:
                                                          const std::vector<rules::Rule>& rules,
                                                          const arch::Arch& target, int jobs);
 void MarkCovered(std::vector<gate::Group>& groups, std::vector<std::vector<std::string>> covered);
+// Per group, what `per_finding` (CoveringRules over every finding) says of its root: the audit
+// locates the rules' gates beside the grouping, before the roots are known.
+std::vector<std::vector<std::string>> CoverageOfRoots(const std::vector<gate::Group>& groups,
+                                                      std::vector<std::vector<std::string>> per_finding);
 
 }  // namespace archpatch::plan
