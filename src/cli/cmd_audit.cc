@@ -229,10 +229,10 @@ int RunAudit(const Context&, const std::vector<std::string>& args) {
     scan::LinkFilePrebuilt(kept, file, contents, artifacts.get(), target, &syntax);
   };
   // The known-unsafe list too (7.5 KB of YAML: 7 ms of the serial end); it is loaded once.
-  std::future<std::vector<rules::Rule>> shipped = std::async(std::launch::async, [] {
-    plan::ShippedKnownUnsafe();
-    return plan::ShippedRules();
-  });
+  std::shared_future<std::vector<rules::Rule>> shipped = std::async(std::launch::async, [] {
+                                                           plan::ShippedKnownUnsafe();
+                                                           return plan::ShippedRules();
+                                                         }).share();
   Result<scan::AuditReport> report = scan::Audit(options);
   progress.Finish();
   if (options.after_cuda_file) hazard::RequireFeatures();
@@ -264,16 +264,14 @@ int RunAudit(const Context&, const std::vector<std::string>& args) {
                  m.state, m.distribution);
     }
   }
-  // The shipped rules' gates are located and the known-unsafe list matched for every finding
-  // beside the grouping: they read the findings' places alone, the grouping writes their
-  // classes and root links, the prebuilt links their artifacts. Each group then takes its root's
-  // answers (16 cores: the two were 7-10 ms of the serial end after the grouping).
+  // The shipped rules' gates are located in the findings' files and the known-unsafe list matched
+  // for every finding beside the grouping: they read the findings' places alone, the grouping
+  // writes their classes and root links, the prebuilt links their artifacts. Each group then takes
+  // its root's answers (16 cores: the two were 7-10 ms of the serial end after the grouping).
   std::vector<size_t> every(report->findings.size());
   std::iota(every.begin(), every.end(), size_t{0});
-  std::future<std::vector<std::vector<std::string>>> covered = std::async(std::launch::async, [&] {
-    const std::vector<rules::Rule>& rules = shipped.get();
-    return rules.empty() ? std::vector<std::vector<std::string>>()
-                         : plan::CoveringRules(rules, report->findings, every, options.target, jobs);
+  std::future<plan::RuleLocations> located = std::async(std::launch::async, [&] {
+    return plan::LocateRules(shipped.get(), report->findings, every, options.target, jobs);
   });
   auto unsafe =
       std::async(std::launch::async, [&] { return plan::MatchShippedKnownUnsafe(report->findings, options.target); });
@@ -286,7 +284,9 @@ int RunAudit(const Context&, const std::vector<std::string>& args) {
   } else {
     fmt::print(stderr, "archpatch: warning: {}; no root cause is marked 'do not widen'\n", entries.error().str());
   }
-  plan::MarkCovered(groups, plan::CoverageOfRoots(groups, covered.get()));
+  std::vector<size_t> roots;
+  for (const gate::Group& g : groups) roots.push_back(g.root);
+  plan::MarkCovered(groups, plan::CoveringRules(located.get(), shipped.get(), report->findings, roots, options.target));
   std::optional<binary::BinaryScan> binaries;
   if (binary_scan.valid()) binaries = binary_scan.get();
   // Python findings are linked to the no-image binaries their module loads.

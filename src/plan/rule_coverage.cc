@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <fstream>
 #include <map>
+#include <set>
 #include <sstream>
 
 #include "plan/locate.h"
@@ -73,7 +74,7 @@ namespace {
 // Where each (edit, file) pair a root's file matches places its gates, nullopt when the file
 // cannot be read or located. Files go to the workers (each with its own GateScans: a scan is
 // only ever shared by the edits of one file); rule coverage was most of an audit's serial tail.
-using Located = std::map<std::pair<const rules::Edit*, std::string>, std::optional<FilePlaces>>;
+using Located = RuleLocations::Places;
 using EditsOfFile = std::vector<std::pair<const rules::Edit*, const rules::Rule*>>;
 
 Located LocateAll(const std::map<std::string, EditsOfFile>& by_file, int jobs) {
@@ -102,15 +103,15 @@ Located LocateAll(const std::map<std::string, EditsOfFile>& by_file, int jobs) {
 
 }  // namespace
 
-std::vector<std::vector<std::string>> CoveringRules(const std::vector<rules::Rule>& rules,
-                                                    const std::vector<Finding>& findings,
-                                                    const std::vector<size_t>& which, const arch::Arch& target,
-                                                    int jobs) {
+RuleLocations LocateRules(const std::vector<rules::Rule>& rules, const std::vector<Finding>& findings,
+                          const std::vector<size_t>& which, const arch::Arch& target, int jobs) {
   // Each edit located once per file: a file's findings share its places (was once per finding).
   std::map<std::string, EditsOfFile> by_file;
+  std::set<std::string_view> seen;
   FileGlobMatcher globs;
   for (size_t w : which) {
     const std::string& file = findings[w].file;
+    if (!seen.insert(file).second) continue;
     for (const rules::Rule& rule : rules) {
       if (!Targets(rule, target)) continue;
       for (const rules::Edit& edit : rule.edits) {
@@ -122,15 +123,20 @@ std::vector<std::vector<std::string>> CoveringRules(const std::vector<rules::Rul
       }
     }
   }
-  const Located located = LocateAll(by_file, jobs);
+  return RuleLocations{LocateAll(by_file, jobs)};
+}
+
+std::vector<std::vector<std::string>> CoveringRules(const RuleLocations& located, const std::vector<rules::Rule>& rules,
+                                                    const std::vector<Finding>& findings,
+                                                    const std::vector<size_t>& which, const arch::Arch& target) {
   std::vector<std::vector<std::string>> out(which.size());
   for (size_t w = 0; w < which.size(); ++w) {
     const Finding& f = findings[which[w]];
     for (const rules::Rule& rule : rules) {
       if (!Targets(rule, target)) continue;
       for (const rules::Edit& edit : rule.edits) {
-        auto at = located.find({&edit, f.file});
-        if (at == located.end() || !at->second) continue;
+        auto at = located.places.find({&edit, f.file});
+        if (at == located.places.end() || !at->second) continue;
         if (Selects(*at->second, f) && std::find(out[w].begin(), out[w].end(), rule.id) == out[w].end()) {
           out[w].push_back(rule.id);
         }
@@ -138,6 +144,13 @@ std::vector<std::vector<std::string>> CoveringRules(const std::vector<rules::Rul
     }
   }
   return out;
+}
+
+std::vector<std::vector<std::string>> CoveringRules(const std::vector<rules::Rule>& rules,
+                                                    const std::vector<Finding>& findings,
+                                                    const std::vector<size_t>& which, const arch::Arch& target,
+                                                    int jobs) {
+  return CoveringRules(LocateRules(rules, findings, which, target, jobs), rules, findings, which, target);
 }
 
 void MarkCoveredByShippedRules(std::vector<gate::Group>& groups, const std::vector<Finding>& findings,
@@ -162,15 +175,6 @@ std::vector<std::vector<std::string>> CoveringRootCauses(const std::vector<gate:
 
 void MarkCovered(std::vector<gate::Group>& groups, std::vector<std::vector<std::string>> covered) {
   for (size_t i = 0; i < groups.size() && i < covered.size(); ++i) groups[i].covered_by = std::move(covered[i]);
-}
-
-std::vector<std::vector<std::string>> CoverageOfRoots(const std::vector<gate::Group>& groups,
-                                                      std::vector<std::vector<std::string>> per_finding) {
-  std::vector<std::vector<std::string>> roots(groups.size());
-  for (size_t i = 0; i < groups.size(); ++i) {
-    if (groups[i].root < per_finding.size()) roots[i] = std::move(per_finding[groups[i].root]);
-  }
-  return roots;
 }
 
 }  // namespace archpatch::plan

@@ -6,6 +6,7 @@
 
 #include <filesystem>
 #include <map>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -14,6 +15,7 @@
 #include "arch/arch.h"
 #include "gate/finding.h"
 #include "gate/group.h"
+#include "plan/locate.h"
 #include "rules/rule.h"
 
 namespace archpatch::plan {
@@ -43,8 +45,21 @@ class FileGlobMatcher {
   std::map<std::string, Answers, std::less<>> known_;                                // glob -> answers
 };
 
-// For each finding of `which`, the ids of the rules (among `rules`) that cover it; the files are
-// read and located on `jobs` threads.
+// Where the rules' edits place their gates in the files of the findings of `which` (each file
+// read and located once, on `jobs` threads). It reads the findings' files alone: the audit runs
+// it beside the grouping, before the roots are known.
+struct RuleLocations {
+  using Places = std::map<std::pair<const rules::Edit*, std::string>, std::optional<FilePlaces>>;
+  Places places;  // nullopt: the file could not be read or located
+};
+RuleLocations LocateRules(const std::vector<rules::Rule>& rules, const std::vector<Finding>& findings,
+                          const std::vector<size_t>& which, const arch::Arch& target, int jobs);
+// For each finding of `which`, the ids of the rules that cover it, from what LocateRules found.
+std::vector<std::vector<std::string>> CoveringRules(const RuleLocations& located, const std::vector<rules::Rule>& rules,
+                                                    const std::vector<Finding>& findings,
+                                                    const std::vector<size_t>& which, const arch::Arch& target);
+// Both: for each finding of `which`, the ids of the rules (among `rules`) that cover it; the
+// files are read and located on `jobs` threads.
 std::vector<std::vector<std::string>> CoveringRules(const std::vector<rules::Rule>& rules,
                                                     const std::vector<Finding>& findings,
                                                     const std::vector<size_t>& which, const arch::Arch& target,
@@ -65,9 +80,5 @@ std::vector<std::vector<std::string>> CoveringRootCauses(const std::vector<gate:
                                                          const std::vector<rules::Rule>& rules,
                                                          const arch::Arch& target, int jobs);
 void MarkCovered(std::vector<gate::Group>& groups, std::vector<std::vector<std::string>> covered);
-// Per group, what `per_finding` (CoveringRules over every finding) says of its root: the audit
-// locates the rules' gates beside the grouping, before the roots are known.
-std::vector<std::vector<std::string>> CoverageOfRoots(const std::vector<gate::Group>& groups,
-                                                      std::vector<std::vector<std::string>> per_finding);
 
 }  // namespace archpatch::plan
