@@ -223,12 +223,10 @@ int RunAudit(const Context&, const std::vector<std::string>& args) {
       std::async(std::launch::async, [&paths = options.paths] { return scan::IndexArtifacts(paths); }).share();
   // A Python module's gates are linked to what it loads on the worker that scanned it, with its
   // bytes at hand (the index is ready long before the findings round starts).
-  // Its calls are kept for the findings the package model resolves after the scan.
-  scan::KeptCalls module_calls;
-  options.after_python_file = [artifacts, target = options.target, calls = &module_calls](
-                                  const std::string& file, std::string_view contents,
-                                  const python::ModuleSyntax& syntax, std::vector<Finding>& kept) {
-    scan::LinkFilePrebuilt(kept, file, contents, artifacts.get(), target, &syntax, calls);
+  options.after_python_file = [artifacts, target = options.target](const std::string& file, std::string_view contents,
+                                                                   const python::ModuleSyntax& syntax,
+                                                                   std::vector<Finding>& kept) {
+    scan::LinkFilePrebuilt(kept, file, contents, artifacts.get(), target, &syntax);
   };
   // The known-unsafe list too (7.5 KB of YAML: 7 ms of the serial end); it is loaded once.
   std::shared_future<std::vector<rules::Rule>> shipped = std::async(std::launch::async, [] {
@@ -255,9 +253,8 @@ int RunAudit(const Context&, const std::vector<std::string>& args) {
   // The prebuilt links of the findings the package model resolved write each finding's artifacts
   // (scan::LinkPrebuilt); the grouping reads none of them, so they run beside it. FlashInfer
   // 0.6.16's gemm_base.py, read and tokenized again for them, was most of their 7 ms on 16 cores.
-  std::future<void> linked = std::async(std::launch::async, [&] {
-    scan::LinkPrebuilt(report->findings, artifacts.get(), options.target, jobs, &module_calls);
-  });
+  std::future<void> linked = std::async(
+      std::launch::async, [&] { scan::LinkPrebuilt(report->findings, artifacts.get(), options.target, jobs); });
   std::optional<std::vector<env::RecordMismatch>> mismatches;
   if (record_check.valid()) mismatches = record_check.get();
   PrintProblems(*report);

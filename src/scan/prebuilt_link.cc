@@ -13,37 +13,9 @@
 #include "util/parallel.h"
 
 namespace archpatch::scan {
-
-struct ModuleCalls {
-  struct Line {
-    size_t begin = 0, end = 0;  // bytes
-    int depth = 0;
-    std::string scope;
-    std::set<std::string> calls;
-    bool opens_arm = false;
-  };
-  using LoaderSet = std::set<size_t>;  // indices into ArtifactIndex::loaders
-  std::vector<Line> lines;
-  std::map<std::string, std::set<std::string>> by_scope;  // every name a scope calls
-  std::map<std::string, LoaderSet> reached;               // per scope: the loaders it reaches
-  std::map<std::string, std::vector<std::string>> local;  // a function's name -> its scopes here
-};
-
-void KeptCalls::Keep(const std::string& file, std::shared_ptr<const ModuleCalls> calls) {
-  std::lock_guard<std::mutex> lock(mutex_);
-  by_file_[file] = std::move(calls);
-}
-
-std::shared_ptr<const ModuleCalls> KeptCalls::Find(const std::string& file) const {
-  std::lock_guard<std::mutex> lock(mutex_);
-  auto it = by_file_.find(file);
-  return it == by_file_.end() ? nullptr : it->second;
-}
-
 namespace {
 
-using LoaderSet = ModuleCalls::LoaderSet;
-using CallLine = ModuleCalls::Line;
+using LoaderSet = std::set<size_t>;  // indices into ArtifactIndex::loaders
 
 bool PathEndsWith(std::string_view path, std::string_view tail) {
   if (path == tail) return true;
@@ -65,6 +37,20 @@ std::string LastPart(const std::string& scope) {
 
 // One logical line of a module: where it starts, its depth and scope, the names it calls
 // (`f(`, `self.f(` -> "f"; `mod.f(` -> ".f"), and whether it opens an if/elif/else/while arm.
+struct CallLine {
+  size_t begin = 0, end = 0;  // bytes
+  int depth = 0;
+  std::string scope;
+  std::set<std::string> calls;
+  bool opens_arm = false;
+};
+
+struct ModuleCalls {
+  std::vector<CallLine> lines;
+  std::map<std::string, std::set<std::string>> by_scope;  // every name a scope calls
+  std::map<std::string, LoaderSet> reached;               // per scope: the loaders it reaches
+  std::map<std::string, std::vector<std::string>> local;  // a function's name -> its scopes here
+};
 
 ModuleCalls ReadCalls(const python::TokenStream& ts, const std::vector<python::LogicalLine>& lines) {
   ModuleCalls out;
@@ -190,21 +176,9 @@ bool NamesALoader(std::string_view source, const std::string& file, const Artifa
                      [&](const auto& entry) { return Contains(source, entry.first); });
 }
 
-// The module's calls (none when it names no loader), from `syntax` when given.
-std::shared_ptr<const ModuleCalls> CallsOf(const std::string& file, std::string_view source, const ArtifactIndex& index,
-                                           const python::ModuleSyntax* syntax) {
-  auto calls = std::make_shared<ModuleCalls>();
-  if (NamesALoader(source, file, index)) {
-    *calls = syntax ? ReadCalls(syntax->ts, syntax->lines) : ReadCalls(file, source);
-    ResolveReached(file, *calls, index);
-  }
-  return calls;
-}
-
-// `calls`: the module's, when known already; `keep`: where to keep them once read.
 void LinkOneFile(const std::vector<Finding*>& findings, const std::string& file, std::string_view source,
-                 const ArtifactIndex& index, const arch::Arch& target, const python::ModuleSyntax* syntax,
-                 std::shared_ptr<const ModuleCalls> calls = nullptr, KeptCalls* keep = nullptr) {
+                 const ArtifactIndex& index, const arch::Arch& target, const python::ModuleSyntax* syntax) {
+  std::optional<ModuleCalls> calls;
   for (Finding* f : findings) {
     f->prebuilt_read = true;
     if (f->kind == gate::Kind::kCppRuntimeGate) {
@@ -213,8 +187,11 @@ void LinkOneFile(const std::vector<Finding*>& findings, const std::string& file,
     }
     if (f->kind != gate::Kind::kPythonGate || f->scope.empty()) continue;
     if (!calls) {
-      calls = CallsOf(file, source, index, syntax);
-      if (keep) keep->Keep(file, calls);
+      calls.emplace();
+      if (NamesALoader(source, file, index)) {
+        *calls = syntax ? ReadCalls(syntax->ts, syntax->lines) : ReadCalls(file, source);
+        ResolveReached(file, *calls, index);
+      }
     }
     AddLinks(*f, GateReaches(*f, *calls, index), index, target);
   }
@@ -223,14 +200,13 @@ void LinkOneFile(const std::vector<Finding*>& findings, const std::string& file,
 }  // namespace
 
 void LinkFilePrebuilt(std::vector<Finding>& findings, const std::string& file, std::string_view source,
-                      const ArtifactIndex& index, const arch::Arch& target, const python::ModuleSyntax* syntax,
-                      KeptCalls* keep) {
+                      const ArtifactIndex& index, const arch::Arch& target, const python::ModuleSyntax* syntax) {
   if (index.empty()) return;
   std::vector<Finding*> mine;
   for (Finding& f : findings) {
     if (f.file == file) mine.push_back(&f);
   }
-  LinkOneFile(mine, file, source, index, target, syntax, nullptr, keep);
+  LinkOneFile(mine, file, source, index, target, syntax);
 }
 
 std::vector<gate::PrebuiltArtifacts> LinkPlace(const std::string& file, std::string_view source, size_t offset,
@@ -251,8 +227,7 @@ std::vector<gate::PrebuiltArtifacts> LinkPlace(const std::string& file, std::str
   return place.prebuilt;
 }
 
-void LinkPrebuilt(std::vector<Finding>& findings, const ArtifactIndex& index, const arch::Arch& target, int jobs,
-                  const KeptCalls* kept) {
+void LinkPrebuilt(std::vector<Finding>& findings, const ArtifactIndex& index, const arch::Arch& target, int jobs) {
   if (index.empty()) return;
   std::map<std::string, std::vector<Finding*>> by_file;
   for (Finding& f : findings) {
@@ -264,10 +239,9 @@ void LinkPrebuilt(std::vector<Finding>& findings, const ArtifactIndex& index, co
   for (const auto& entry : by_file) files.push_back(&entry);
   ParallelFor(files.size(), jobs, [&](size_t k) {
     const auto& [file, mine] = *files[k];
-    std::shared_ptr<const ModuleCalls> calls = kept ? kept->Find(file) : nullptr;
     const bool python = std::any_of(mine.begin(), mine.end(), [](const Finding* f) { return f->python(); });
-    Result<std::string> source = python && !calls ? ReadInputFile(file, kMaxSourceBytes) : std::string();
-    LinkOneFile(mine, file, source ? *source : std::string(), index, target, nullptr, std::move(calls));
+    Result<std::string> source = python ? ReadInputFile(file, kMaxSourceBytes) : std::string();
+    LinkOneFile(mine, file, source ? *source : std::string(), index, target, nullptr);
   });
 }
 

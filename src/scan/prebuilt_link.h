@@ -9,9 +9,6 @@
 // CUDA #if gates are never linked: they decide what is compiled, not which cubins are loaded.
 #pragma once
 
-#include <map>
-#include <memory>
-#include <mutex>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -26,31 +23,14 @@ namespace archpatch::scan {
 
 inline constexpr int kMaxCallDepth = 4;
 
-struct ModuleCalls;  // a module's functions and what they call (prebuilt_link.cc)
-
-// The calls of the modules the scan linked (LinkFilePrebuilt), kept for the findings the package
-// model resolves after the scan (LinkPrebuilt): such a module was read and tokenized again for
-// them, FlashInfer 0.6.16's 323 KB gemm_base.py most of the 7 ms they took on 16 cores. Only a
-// module with a gate inside a function is kept, and of one that names no loader, no call.
-class KeptCalls {
- public:
-  void Keep(const std::string& file, std::shared_ptr<const ModuleCalls> calls);
-  std::shared_ptr<const ModuleCalls> Find(const std::string& file) const;
-
- private:
-  mutable std::mutex mutex_;  // the scan's workers keep theirs side by side
-  std::map<std::string, std::shared_ptr<const ModuleCalls>> by_file_;
-};
-
 // Links the findings of one file whose bytes are `source` (Finding::prebuilt, marking each
 // Finding::prebuilt_read). Findings of other files are left alone. Audit calls it on a worker
 // for each Python module's kept findings (AuditOptions::after_python_file): the module is not
 // read and tokenized again in the serial end, where those links were a quarter of it. `syntax`:
 // the scan's tokens and lines of `source`, when the caller has them (otherwise it is tokenized).
-// `keep`: where the module's calls are kept for LinkPrebuilt (none: not kept).
 void LinkFilePrebuilt(std::vector<Finding>& findings, const std::string& file, std::string_view source,
                       const ArtifactIndex& index, const arch::Arch& target,
-                      const python::ModuleSyntax* syntax = nullptr, KeptCalls* keep = nullptr);
+                      const python::ModuleSyntax* syntax = nullptr);
 
 // What an edit at byte `offset` of `file` reaches when it touches no gate the file's own scan
 // finds (a `replace:` of a predicate call only the package model resolves): the links of a gate
@@ -60,10 +40,8 @@ std::vector<gate::PrebuiltArtifacts> LinkPlace(const std::string& file, std::str
                                                const ArtifactIndex& index, const arch::Arch& target);
 
 // Every finding not linked yet (Finding::prebuilt_read), each file read once (only files that
-// name a loader, or hold a C++ check) unless `kept` holds its calls, the files spread over `jobs`
-// threads.
-void LinkPrebuilt(std::vector<Finding>& findings, const ArtifactIndex& index, const arch::Arch& target, int jobs,
-                  const KeptCalls* kept = nullptr);
+// name a loader, or hold a C++ check), the files spread over `jobs` threads.
+void LinkPrebuilt(std::vector<Finding>& findings, const ArtifactIndex& index, const arch::Arch& target, int jobs);
 
 // Copies the links of each group's root and places into Group::prebuilt and makes its widen
 // verdict widen-unsafe when no image runs on the target, unknown (from widen-safe) when the

@@ -100,26 +100,6 @@ TEST(LinkPrebuilt, LinksOnlyTheFindingsNotLinkedYet) {
   EXPECT_TRUE(all[1].prebuilt_read);
 }
 
-// A finding the package model resolves after the scan is linked from the calls the scan kept:
-// the module (here a path that does not exist) is not read again, and the links are those a
-// reading of it gives.
-TEST(LinkPrebuilt, ResolvedFindingsUseTheCallsTheScanKept) {
-  const ArtifactIndex index = Index({"sm_100f"});
-  const std::string module = "/nonexistent/pkg/fused/core.py";
-  std::vector<Finding> scanned = {PythonGate(module, "other")};
-  KeptCalls kept;
-  LinkFilePrebuilt(scanned, module, kCore, index, kSm120, nullptr, &kept);
-  EXPECT_TRUE(scanned[0].prebuilt.empty());
-  ASSERT_NE(kept.Find(module), nullptr);
-  std::vector<Finding> resolved = {PythonGate(module, "bmm_moe")};
-  LinkPrebuilt(resolved, index, kSm120, /*jobs=*/1, &kept);
-  ASSERT_EQ(resolved[0].prebuilt.size(), 1u);
-  EXPECT_EQ(resolved[0].prebuilt[0].via, "gen_bmm_module");
-  std::vector<Finding> unread = {PythonGate(module, "bmm_moe")};
-  LinkPrebuilt(unread, index, kSm120, /*jobs=*/1);  // no calls kept: the missing module links nothing
-  EXPECT_TRUE(unread[0].prebuilt.empty());
-}
-
 // gemm_base.py's form: one function, an arm per backend; only the trtllm arm loads cubins.
 const char* kBackends = R"(def gemm(a, backend):
     if backend == "cutlass":
