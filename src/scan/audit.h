@@ -59,7 +59,11 @@ struct AuditOptions {
   std::vector<std::string> paths;
   int jobs = 0;           // worker threads; 0: one per core
   bool prefilter = true;  // off only in tests that prove the prefilter drops nothing
-  WalkOptions walk;       // tests/, benchmarks/, docs/, examples/ left out unless walk.keep_tests
+  // The package model keeps the summaries of modules without gates of their own from the scan,
+  // up to this many bytes of their sources; past it, a module it needs is scanned again at the
+  // merge (tests set 0: every one again).
+  size_t kept_summary_bytes = 32 << 20;
+  WalkOptions walk;  // tests/, benchmarks/, docs/, examples/ left out unless walk.keep_tests
   // Called from the worker threads after each file (files done, files in all): progress on a terminal.
   std::function<void(size_t, size_t)> on_file_done;
   FilePass after_cuda_file;      // called for each CUDA/C++ file with a kept cuda-gate finding; may be empty

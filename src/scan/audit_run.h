@@ -57,6 +57,7 @@ class AuditRun {
     std::vector<std::string> rescanned;
     std::vector<std::pair<size_t, python::ModuleNames>> module_names;  // by file index: for the package model
     std::map<std::string, python::ModuleSummary> gated_modules;        // whole: modules with gates of their own
+    std::map<std::string, python::ModuleSummary> other_modules;        // the others', within kept_summary_bytes
     std::map<std::string, std::vector<python::BranchChain>> chains;    // of modules that keep a finding
     size_t parsed = 0;
   };
@@ -76,7 +77,9 @@ class AuditRun {
   AuditReport Merge(std::vector<WorkerResult>& results);
   std::vector<python::ModuleSummary> SummariesThatMatter(
       const std::vector<python::ModuleNames>& names, std::map<std::string, python::ModuleSummary>& gated,
+      std::map<std::string, python::ModuleSummary>& others,
       std::map<std::string, std::vector<python::BranchChain>>& chains) const;
+  bool KeepSummary(size_t source_bytes);
   void SummarizeAgain(const std::vector<size_t>& which, std::vector<python::ModuleSummary>& modules) const;
 
   static constexpr size_t kSmallFile = 256 << 10;
@@ -98,6 +101,7 @@ class AuditRun {
   const std::vector<size_t>* order_ = nullptr;  // the order workers take the files in (Run)
   std::atomic<size_t> next_{0};
   std::atomic<size_t> done_{0};
+  std::atomic<size_t> summary_bytes_{0};  // of the sources whose summaries other_modules keep (KeepSummary)
 };
 
 }  // namespace archpatch::scan

@@ -291,5 +291,26 @@ TEST(Audit, TheReportIsTheSameWithAnyNumberOfWorkers) {
   EXPECT_EQ(findings(7), one);
 }
 
+// The package model reads the summaries the scan kept, or scans those modules again when the
+// budget for them is spent: the same findings either way.
+TEST(Audit, KeptAndRescannedModuleSummariesGiveTheSameReport) {
+  const fs::path root(ARCHPATCH_SOURCE_DIR);
+  AuditOptions options;
+  options.target = *arch::ParseArch("sm_120");
+  options.paths = {(root / "examples/minipkg/site-packages").string(), (root / "tests/fixtures/python").string()};
+  auto findings = [&](size_t kept_bytes) {
+    options.kept_summary_bytes = kept_bytes;
+    Result<AuditReport> report = Audit(options);
+    EXPECT_TRUE(report.ok()) << report.error().str();
+    std::vector<std::string> out;
+    for (const Finding& f : report.ok() ? report->findings : std::vector<Finding>{}) out.push_back(ToJson(f).dump());
+    return out;
+  };
+  const std::vector<std::string> kept = findings(AuditOptions{}.kept_summary_bytes);
+  EXPECT_GT(kept.size(), 10u);
+  EXPECT_EQ(findings(0), kept);
+  EXPECT_EQ(findings(4096), kept);  // some kept, the rest scanned again
+}
+
 }  // namespace
 }  // namespace archpatch::scan
