@@ -268,6 +268,15 @@ TEST(Audit, OversizedSourcesAreSkippedAndNamedBinariesAreNotReadAsSource) {
   std::filesystem::remove_all(dir);
 }
 
+// The audit's findings, each as its JSON text (empty when the audit fails, which is reported).
+std::vector<std::string> FindingsAsJson(const AuditOptions& options) {
+  Result<AuditReport> report = Audit(options);
+  EXPECT_TRUE(report.ok()) << report.error().str();
+  std::vector<std::string> out;
+  for (const Finding& f : report.ok() ? report->findings : std::vector<Finding>{}) out.push_back(ToJson(f).dump());
+  return out;
+}
+
 // The findings round takes the largest files first and the workers finish in any order: the
 // report must not depend on how many there are (the package model reads the modules in the
 // walk's order, whichever worker scanned each).
@@ -279,11 +288,7 @@ TEST(Audit, TheReportIsTheSameWithAnyNumberOfWorkers) {
                    (root / "tests/fixtures/cuda").string()};
   auto findings = [&](int jobs) {
     options.jobs = jobs;
-    Result<AuditReport> report = Audit(options);
-    EXPECT_TRUE(report.ok()) << report.error().str();
-    std::vector<std::string> out;
-    for (const Finding& f : report.ok() ? report->findings : std::vector<Finding>{}) out.push_back(ToJson(f).dump());
-    return out;
+    return FindingsAsJson(options);
   };
   const std::vector<std::string> one = findings(1);
   EXPECT_GT(one.size(), 20u);
@@ -300,11 +305,7 @@ TEST(Audit, KeptAndRescannedModuleSummariesGiveTheSameReport) {
   options.paths = {(root / "examples/minipkg/site-packages").string(), (root / "tests/fixtures/python").string()};
   auto findings = [&](size_t kept_bytes) {
     options.kept_summary_bytes = kept_bytes;
-    Result<AuditReport> report = Audit(options);
-    EXPECT_TRUE(report.ok()) << report.error().str();
-    std::vector<std::string> out;
-    for (const Finding& f : report.ok() ? report->findings : std::vector<Finding>{}) out.push_back(ToJson(f).dump());
-    return out;
+    return FindingsAsJson(options);
   };
   const std::vector<std::string> kept = findings(AuditOptions{}.kept_summary_bytes);
   EXPECT_GT(kept.size(), 10u);
