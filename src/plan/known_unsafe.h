@@ -71,7 +71,7 @@ std::vector<const KnownUnsafe*> FindKnownUnsafe(const std::vector<gate::Group>& 
 // Marks each group FindKnownUnsafe found an entry for (gate::Group::known_unsafe) and makes its
 // widen verdict widen-unsafe, the entry's reason first.
 void ApplyKnownUnsafe(std::vector<gate::Group>& groups, const std::vector<const KnownUnsafe*>& entries);
-// Both, one after the other.
+// The three, one after the other (suggest marks its groups so).
 void MarkKnownUnsafe(std::vector<gate::Group>& groups, const std::vector<Finding>& findings,
                      const std::vector<KnownUnsafe>& list, const arch::Arch& target);
 // MatchEachFinding with the shipped list (ShippedKnownUnsafe). A list that does not parse is its
