@@ -71,7 +71,7 @@ bool FileGlobMatcher::Matches(const std::string& glob, std::string_view file) {
 
 namespace {
 
-// Where each (edit, file) pair a root's file matches places its gates, nullopt when the file
+// Where each (edit, file) pair a finding's file matches places its gates, nullopt when the file
 // cannot be read or located. Files go to the workers (each with its own GateScans: a scan is
 // only ever shared by the edits of one file); rule coverage was most of an audit's serial tail.
 using Located = RuleLocations::Places;

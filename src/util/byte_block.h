@@ -1,7 +1,7 @@
 // Sixteen bytes tested at once, for the readers that pass over most of a file looking for a few
-// byte patterns (scan/prefilter.cc). Written with GCC's and Clang's vector extensions, which
-// compile to SSE2 on x86-64 and to NEON on aarch64 (DGX Spark, Thor): no intrinsics of either,
-// and no other code path to keep in step.
+// byte patterns (the prefilter's stops, the directive skim, Python comments and string bodies).
+// Written with GCC's and Clang's vector extensions, which compile to SSE2 on x86-64 and to NEON
+// on aarch64 (DGX Spark, Thor): no intrinsics of either, and no other code path to keep in step.
 #pragma once
 
 #include <bit>
