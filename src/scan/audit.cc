@@ -41,8 +41,8 @@ struct PackageMacros {
 };
 
 PackageMacros SettlePackageMacros(const AuditOptions& options, const std::vector<std::string>& files,
-                                  DirectiveStore& store, DefinitionsByFile definitions,
-                                  const std::vector<arch::Arch>& arches) {
+                                  DirectiveStore& store, PythonModules& python, ByteBudget& budget,
+                                  DefinitionsByFile definitions, const std::vector<arch::Arch>& arches) {
   constexpr int kRounds = 3;
   PackageMacros out{options.env, {}};
   for (int round = 0; round < kRounds; ++round) {
@@ -55,7 +55,7 @@ PackageMacros SettlePackageMacros(const AuditOptions& options, const std::vector
     out.applied.insert(fresh.begin(), fresh.end());
     out.env.per_arch = std::move(macros);
     if (round + 1 == kRounds) break;  // no further round reads the definitions
-    AuditRun defining(options, files, out.env, store, Round::kDefinitions, &out.applied);
+    AuditRun defining(options, files, out.env, store, python, budget, Round::kDefinitions, &out.applied);
     Stopwatch clock;
     defining.Run();
     spdlog::debug("audit: round {}: {} ms, {} files", round, clock.Lap(), defining.rescanned().size());
@@ -78,14 +78,16 @@ AuditReport ScanInRounds(const AuditOptions& options, const std::vector<std::str
   Stopwatch clock;
   DirectiveStore store(files.size());
   for (size_t i = 0; i < files.size() && i < sizes.size(); ++i) store.NoteSize(i, sizes[i]);
-  AuditRun read(options, files, options.env, store, Round::kRead);
+  ByteBudget budget;
+  PythonModules python(options, files, sizes, budget);
+  AuditRun read(options, files, options.env, store, python, budget, Round::kRead);
   read.Run();
   spdlog::debug("audit: {} files read: {} ms ({} KiB of directives kept)", files.size(), clock.Lap(),
                 store.bytes() >> 10);
-  const PackageMacros macros = SettlePackageMacros(options, files, store, std::move(read.definitions()),
+  const PackageMacros macros = SettlePackageMacros(options, files, store, python, budget, std::move(read.definitions()),
                                                    VerdictArches(options.target, options.against));
   spdlog::debug("audit: {} package macros: {} ms", macros.applied.size(), clock.Lap());
-  AuditRun find(options, files, macros.env, store, Round::kFindings,
+  AuditRun find(options, files, macros.env, store, python, budget, Round::kFindings,
                 macros.applied.empty() ? nullptr : &macros.applied);
   AuditReport report = find.Run();
   if (!macros.applied.empty()) report.package_macros = macros.env.per_arch;

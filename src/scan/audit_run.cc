@@ -6,11 +6,8 @@
 #include "cuda/directive_lines.h"
 #include "cuda/directives.h"
 #include "cuda/tokens.h"
-#include "python/package.h"
-#include "python/scanner.h"
 #include "scan/package_macros.h"
 #include "scan/scan.h"
-#include "util/parallel.h"
 
 namespace archpatch::scan {
 namespace {
@@ -43,10 +40,13 @@ bool Excludes(const Finding& f, const std::string& target, const std::vector<std
 }
 
 AuditRun::AuditRun(const AuditOptions& options, std::vector<std::string> files, const cuda::MacroEnv& env,
-                   DirectiveStore& store, Round round, const std::set<std::string, std::less<>>* names)
+                   DirectiveStore& store, PythonModules& python, ByteBudget& budget, Round round,
+                   const std::set<std::string, std::less<>>* names)
     : options_(options),
       env_(env),
       store_(store),
+      python_(python),
+      budget_(budget),
       round_(round),
       names_(names),
       wanted_(names ? std::optional<DirectiveNames::Wanted>(*names) : std::nullopt),
@@ -73,17 +73,12 @@ AuditReport AuditRun::Merge(std::vector<WorkerResult>& results) {
   AuditReport report;
   report.arches = arches_;
   report.files_scanned = files_.size();
-  std::vector<std::pair<size_t, python::ModuleNames>> indexed;
-  std::map<std::string, std::vector<python::BranchChain>> chains;
-  std::map<std::string, python::ModuleSummary> gated, others;
-  size_t found = 0;
+  PythonModules::Report modules;
+  if (round_ == Round::kFindings) modules = python_.Take();
+  size_t found = modules.findings.size();
   for (const WorkerResult& r : results) found += r.findings.size();
   report.findings.reserve(found);  // a Finding is 1.4 KB: growing moved them all again
   for (WorkerResult& r : results) {
-    std::move(r.module_names.begin(), r.module_names.end(), std::back_inserter(indexed));
-    chains.merge(r.chains);
-    gated.merge(r.gated_modules);
-    others.merge(r.other_modules);
     std::move(r.findings.begin(), r.findings.end(), std::back_inserter(report.findings));
     std::move(r.errors.begin(), r.errors.end(), std::back_inserter(report.errors));
     std::move(r.warnings.begin(), r.warnings.end(), std::back_inserter(report.warnings));
@@ -92,71 +87,11 @@ AuditReport AuditRun::Merge(std::vector<WorkerResult>& results) {
     rescanned_.insert(r.rescanned.begin(), r.rescanned.end());
   }
   if (round_ != Round::kFindings) return report;
-  // In the walk's order, whichever worker scanned each module: a module lookup of the package
-  // model takes the first of a name.
-  std::sort(indexed.begin(), indexed.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
-  std::vector<python::ModuleNames> names;
-  for (auto& [index, module] : indexed) names.push_back(std::move(module));
-  std::vector<python::ModuleSummary> modules = SummariesThatMatter(names, gated, others, chains);
-  std::vector<Finding> resolved = python::PackageModel(std::move(modules), arches_).BranchFindings();
-  python::PackageModel::DropBoundComparisons(report.findings, resolved);
-  python::MarkChainSiblings(chains, report.findings, resolved);
-  std::erase_if(report.findings, [&](const Finding& f) {  // a module's own findings, marked again
-    return f.kind == gate::Kind::kPythonGate && !ExcludesTarget(f, target_, others_);
-  });
-  for (Finding& f : resolved) {
-    if (ExcludesTarget(f, target_, others_)) report.findings.push_back(std::move(f));
-  }
+  std::move(modules.findings.begin(), modules.findings.end(), std::back_inserter(report.findings));
+  std::move(modules.errors.begin(), modules.errors.end(), std::back_inserter(report.errors));
+  report.files_parsed += modules.parsed;
   SortFindings(report.findings);
   return report;
-}
-
-// The package model's input, in scan order so that module lookups see every module as before:
-// the full summary of each module ModulesThatMatter names (kept from the scan for a module with
-// gates of its own, scanned again for the few others: those that import or call a predicate
-// reaching a gate), and the file alone for the rest.
-std::vector<python::ModuleSummary> AuditRun::SummariesThatMatter(
-    const std::vector<python::ModuleNames>& names, std::map<std::string, python::ModuleSummary>& gated,
-    std::map<std::string, python::ModuleSummary>& others,
-    std::map<std::string, std::vector<python::BranchChain>>& chains) const {
-  const std::set<std::string> wanted = python::ModulesThatMatter(names);
-  std::vector<python::ModuleSummary> modules(names.size());
-  std::vector<size_t> again;  // wanted, with no gates of their own: scanned again
-  for (size_t m = 0; m < names.size(); ++m) {
-    modules[m].file = names[m].file;
-    auto whole = gated.find(names[m].file);
-    if (!wanted.count(names[m].file)) {
-      if (whole != gated.end() && !whole->second.chains.empty())
-        chains[names[m].file] = std::move(whole->second.chains);
-      continue;
-    }
-    if (whole == gated.end()) {
-      whole = others.find(names[m].file);  // kept from the scan, or scanned again
-      if (whole == others.end()) {
-        again.push_back(m);
-        continue;
-      }
-    }
-    modules[m] = std::move(whole->second);
-    if (!modules[m].chains.empty()) chains[modules[m].file] = std::move(modules[m].chains);
-  }
-  SummarizeAgain(again, modules);
-  for (size_t m : again) {
-    if (!modules[m].chains.empty()) chains[modules[m].file] = std::move(modules[m].chains);
-  }
-  return modules;
-}
-
-// The modules at `which` scanned again, on the workers (each writes its own slots): on the
-// trees of FlashInfer and CUTLASS these were 53 modules and 50 ms on one thread.
-void AuditRun::SummarizeAgain(const std::vector<size_t>& which, std::vector<python::ModuleSummary>& modules) const {
-  ParallelFor(which.size(), WorkerCount(options_.jobs), [&](size_t k) {
-    python::ModuleSummary& module = modules[which[k]];
-    FileBytes file;
-    if (!file.Load(module.file)) return;
-    Result<python::ScannedModule> scanned = python::ScanPythonModule(module.file, file.view(), arches_);
-    if (scanned) module = std::move(scanned->summary);  // otherwise the scan reported it
-  });
 }
 
 void AuditRun::Work(WorkerResult& out) {
@@ -166,19 +101,29 @@ void AuditRun::Work(WorkerResult& out) {
   const std::vector<size_t>& order = *order_;
   for (size_t k = next_++; k < files_.size(); k = next_++) {
     ScanOne(order[k], out);
-    if (options_.on_file_done && round_ == Round::kFindings) options_.on_file_done(++done_, files_.size());
+    const size_t done = ++done_;
+    if (round_ != Round::kFindings) continue;
+    if (options_.on_file_done) options_.on_file_done(done, files_.size());
+    python_.ModelWhenScanned();  // beside the C/C++ files still being read
+  }
+  // The round's last files are read on other workers: Python modules meanwhile, the smallest
+  // first, so that the round ends at most one small module later.
+  if (round_ != Round::kFindings) {
+    while (done_ < files_.size() && python_.ScanSmallest()) {
+    }
   }
 }
 
 void AuditRun::ScanOne(size_t index, WorkerResult& out) {
-  const std::string& path = files_[index];
-  const bool python = KindOf(path) == FileKind::kPython;
-  if (python && round_ != Round::kFindings) return;  // only C/C++ files define macros
+  if (python_.IsModule(index)) {  // it defines no macro: any round's worker may scan it
+    if (round_ == Round::kFindings) python_.Scan(index);
+    return;
+  }
   if (round_ == Round::kDefinitions) {
     if (DefineAgain(index, out)) return;
     if (!store_.MayMention(index, *wanted_)) return;  // its directives name none of them
   }
-  if (round_ == Round::kFindings && !python) {
+  if (round_ == Round::kFindings) {
     const DirectiveStore::FirstRead& first = store_.First(index);
     const bool mentions = names_ && store_.MayMention(index, *wanted_);
     if (first.read && !first.nv_target && !first.runtime && !mentions) {
@@ -219,38 +164,7 @@ void AuditRun::ScanBytes(size_t index, FileBytes& file, WorkerResult& out) {
     if (round_ == Round::kFindings) out.errors.push_back(loaded.error());  // reported once
     return;
   }
-  if (KindOf(path) == FileKind::kPython) return ScanPython(index, file.view(), out);
   ScanCpp(index, file.view(), out);
-}
-
-void AuditRun::ScanPython(size_t index, std::string_view contents, WorkerResult& out) {
-  const std::string& path = files_[index];
-  ++out.parsed;
-  Result<python::ScannedModule> scanned = python::ScanPythonModule(path, contents, arches_);
-  if (!scanned) return out.errors.push_back(scanned.error());
-  out.module_names.emplace_back(index, python::NamesOf(scanned->summary));
-  std::vector<python::BranchChain> chains;
-  if (!scanned->summary.gates.empty()) {
-    out.gated_modules[path] = std::move(scanned->summary);
-  } else if (KeepSummary(contents.size())) {
-    chains = scanned->summary.chains;
-    out.other_modules[path] = std::move(scanned->summary);
-  } else {
-    chains = std::move(scanned->summary.chains);
-  }
-  std::vector<Finding> kept = Kept(std::move(scanned->findings));
-  if (!kept.empty() && !chains.empty()) out.chains[path] = std::move(chains);
-  if (!kept.empty() && options_.after_python_file) options_.after_python_file(path, contents, scanned->syntax, kept);
-  std::move(kept.begin(), kept.end(), std::back_inserter(out.findings));
-}
-
-// A module's summary is far smaller than its source: the kept ones (2 MB more at the peak on
-// FlashInfer 0.4.0 + 0.6.16 + CUTLASS) spare the merge scanning again the 62 modules the package
-// model needed there (1.6 MB, 72 M instructions, on one core the merge's longest step).
-bool AuditRun::KeepSummary(size_t source_bytes) {
-  if (summary_bytes_.fetch_add(source_bytes) + source_bytes <= options_.kept_summary_bytes) return true;
-  summary_bytes_ -= source_bytes;
-  return false;
 }
 
 // What a round reads of the file: kRead what the prefilter lets through (kept for kFindings);

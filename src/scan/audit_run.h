@@ -14,12 +14,11 @@
 #include <vector>
 
 #include "cuda/gates.h"
-#include "python/module_names.h"
-#include "python/module_summary.h"
 #include "scan/audit.h"
 #include "scan/directive_store.h"
 #include "scan/file_bytes.h"
 #include "scan/prefilter.h"
+#include "scan/python_modules.h"
 
 namespace archpatch::scan {
 
@@ -41,8 +40,11 @@ class AuditRun {
   // `env`: options.env, with the package's per-arch macros for kFindings once there are some;
   // `names`: the package macros so far (kDefinitions: only files that mention one are read) or in
   // all (kFindings: a file that mentions one has its directives read whatever the prefilter says).
+  // `python`: the audit's modules, which a round's workers scan while they wait for its last C/C++
+  // files, and kFindings takes the rest of; `budget`, shared with it, bounds the bytes read at once.
   AuditRun(const AuditOptions& options, std::vector<std::string> files, const cuda::MacroEnv& env,
-           DirectiveStore& store, Round round, const std::set<std::string, std::less<>>* names = nullptr);
+           DirectiveStore& store, PythonModules& python, ByteBudget& budget, Round round,
+           const std::set<std::string, std::less<>>* names = nullptr);
 
   AuditReport Run();
 
@@ -55,10 +57,6 @@ class AuditRun {
     std::vector<Error> errors, warnings;
     DefinitionsByFile definitions;
     std::vector<std::string> rescanned;
-    std::vector<std::pair<size_t, python::ModuleNames>> module_names;  // by file index: for the package model
-    std::map<std::string, python::ModuleSummary> gated_modules;        // whole: modules with gates of their own
-    std::map<std::string, python::ModuleSummary> other_modules;        // the others', within kept_summary_bytes
-    std::map<std::string, std::vector<python::BranchChain>> chains;    // of modules that keep a finding
     size_t parsed = 0;
   };
 
@@ -66,7 +64,6 @@ class AuditRun {
   void ScanOne(size_t index, WorkerResult& out);
   bool DefineAgain(size_t index, WorkerResult& out);
   void ScanBytes(size_t index, FileBytes& file, WorkerResult& out);
-  void ScanPython(size_t index, std::string_view contents, WorkerResult& out);
   void ScanCpp(size_t index, std::string_view contents, WorkerResult& out);
   cuda::GateKinds KindsOf(size_t index, std::string_view contents, bool mentions) const;
   std::vector<cuda::Token> TokensFor(std::string_view contents) const;
@@ -75,18 +72,14 @@ class AuditRun {
                     const cuda::MacroEnv& env, cuda::CudaGates& gates, std::vector<Finding>& kept,
                     std::vector<Error>& warnings) const;
   AuditReport Merge(std::vector<WorkerResult>& results);
-  std::vector<python::ModuleSummary> SummariesThatMatter(
-      const std::vector<python::ModuleNames>& names, std::map<std::string, python::ModuleSummary>& gated,
-      std::map<std::string, python::ModuleSummary>& others,
-      std::map<std::string, std::vector<python::BranchChain>>& chains) const;
-  bool KeepSummary(size_t source_bytes);
-  void SummarizeAgain(const std::vector<size_t>& which, std::vector<python::ModuleSummary>& modules) const;
 
   static constexpr size_t kSmallFile = 256 << 10;
 
   const AuditOptions& options_;
   const cuda::MacroEnv& env_;
   DirectiveStore& store_;
+  PythonModules& python_;
+  ByteBudget& budget_;
   const Round round_;
   const std::set<std::string, std::less<>>* names_;
   std::optional<DirectiveNames::Wanted> wanted_;  // names_, hashed
@@ -97,11 +90,9 @@ class AuditRun {
   std::vector<arch::Arch> arches_;
   std::string target_;
   std::vector<std::string> others_;
-  ByteBudget budget_;
   const std::vector<size_t>* order_ = nullptr;  // the order workers take the files in (Run)
   std::atomic<size_t> next_{0};
-  std::atomic<size_t> done_{0};
-  std::atomic<size_t> summary_bytes_{0};  // of the sources whose summaries other_modules keep (KeepSummary)
+  std::atomic<size_t> done_{0};  // files this round's workers are done with
 };
 
 }  // namespace archpatch::scan

@@ -1,0 +1,191 @@
+#include "scan/python_modules.h"
+
+#include <algorithm>
+#include <optional>
+#include <set>
+
+#include "python/chains.h"
+#include "python/package.h"
+#include "python/scanner.h"
+#include "scan/file_bytes.h"
+#include "scan/scan.h"
+#include "util/parallel.h"
+
+namespace archpatch::scan {
+
+PythonModules::PythonModules(const AuditOptions& options, const std::vector<std::string>& files,
+                             const std::vector<size_t>& sizes, ByteBudget& budget)
+    : options_(options),
+      files_(files),
+      sizes_(sizes),
+      budget_(budget),
+      arches_(VerdictArches(options.target, options.against)),
+      is_module_(files.size()),
+      taken_(files.size()) {
+  target_ = options.target.name();
+  for (size_t a = 1; a < arches_.size(); ++a) others_.push_back(arches_[a].name());
+  for (size_t i = 0; i < files.size(); ++i) {
+    if (KindOf(files[i]) != FileKind::kPython) continue;
+    is_module_[i] = true;
+    smallest_first_.push_back(i);
+  }
+  std::stable_sort(smallest_first_.begin(), smallest_first_.end(),
+                   [&](size_t a, size_t b) { return SizeOf(a) < SizeOf(b); });
+}
+
+void PythonModules::Scan(size_t index) {
+  if (!taken_[index].exchange(true)) ScanModule(index);
+}
+
+bool PythonModules::ScanSmallest() {
+  for (size_t k = next_smallest_++; k < smallest_first_.size(); k = next_smallest_++) {
+    if (SizeOf(smallest_first_[k]) > kFillerBytes) {
+      next_smallest_ = smallest_first_.size();
+      return false;
+    }
+    if (!taken_[smallest_first_[k]].exchange(true)) {
+      ScanModule(smallest_first_[k]);
+      return true;
+    }
+  }
+  return false;
+}
+
+bool PythonModules::ModelWhenScanned() {
+  if (scanned_ < smallest_first_.size()) return false;
+  if (!model_claimed_.exchange(true)) Model();
+  return true;
+}
+
+PythonModules::Report PythonModules::Take() {
+  if (!model_claimed_.exchange(true)) Model();  // every worker has returned: none is running it
+  return std::move(report_);
+}
+
+void PythonModules::ScanModule(size_t index) {
+  const std::string& path = files_[index];
+  thread_local FileBytes file;
+  const size_t taken = budget_.Take(SizeOf(index));
+  Status loaded = file.Load(path);
+  Report own;
+  std::optional<python::ModuleNames> names;
+  std::optional<python::ModuleSummary> gated, other;
+  std::vector<python::BranchChain> chains;
+  if (!loaded) {
+    own.errors.push_back(loaded.error());
+  } else {
+    ++own.parsed;
+    Result<python::ScannedModule> scanned = python::ScanPythonModule(path, file.view(), arches_);
+    if (!scanned) {
+      own.errors.push_back(scanned.error());
+    } else {
+      names = python::NamesOf(scanned->summary);
+      if (!scanned->summary.gates.empty()) {
+        gated = std::move(scanned->summary);
+      } else if (KeepSummary(file.view().size())) {
+        chains = scanned->summary.chains;
+        other = std::move(scanned->summary);
+      } else {
+        chains = std::move(scanned->summary.chains);
+      }
+      for (Finding& f : scanned->findings) {
+        if (ExcludesTarget(f, target_, others_)) own.findings.push_back(std::move(f));
+      }
+      if (!own.findings.empty() && options_.after_python_file) {
+        options_.after_python_file(path, file.view(), scanned->syntax, own.findings);
+      }
+    }
+  }
+  if (SizeOf(index) > kSmallFile) file.Release();
+  budget_.Give(taken);
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (names) module_names_.emplace_back(index, std::move(*names));
+    if (gated) gated_modules_.emplace(path, std::move(*gated));
+    if (other) other_modules_.emplace(path, std::move(*other));
+    if (!own.findings.empty() && !chains.empty()) chains_.emplace(path, std::move(chains));
+    std::move(own.findings.begin(), own.findings.end(), std::back_inserter(report_.findings));
+    std::move(own.errors.begin(), own.errors.end(), std::back_inserter(report_.errors));
+    report_.parsed += own.parsed;
+  }
+  ++scanned_;
+}
+
+// A module's summary is far smaller than its source: the kept ones (2 MB more at the peak on
+// FlashInfer 0.4.0 + 0.6.16 + CUTLASS) spare the package model scanning again the 62 modules it
+// needed there (1.6 MB, 72 M instructions).
+bool PythonModules::KeepSummary(size_t source_bytes) {
+  if (summary_bytes_.fetch_add(source_bytes) + source_bytes <= options_.kept_summary_bytes) return true;
+  summary_bytes_ -= source_bytes;
+  return false;
+}
+
+// The package model over every module, and the modules' findings it resolves or bounds: a
+// module's own findings are marked again by the chains around them.
+void PythonModules::Model() {
+  // In the walk's order, whichever worker scanned each module: a module lookup of the package
+  // model takes the first of a name.
+  std::sort(module_names_.begin(), module_names_.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+  std::vector<python::ModuleNames> names;
+  for (auto& [index, module] : module_names_) names.push_back(std::move(module));
+  std::vector<python::ModuleSummary> modules = SummariesThatMatter(names);
+  std::vector<Finding> resolved = python::PackageModel(std::move(modules), arches_).BranchFindings();
+  python::PackageModel::DropBoundComparisons(report_.findings, resolved);
+  python::MarkChainSiblings(chains_, report_.findings, resolved);
+  std::erase_if(report_.findings, [&](const Finding& f) {  // a module's own findings, marked again
+    return f.kind == gate::Kind::kPythonGate && !ExcludesTarget(f, target_, others_);
+  });
+  for (Finding& f : resolved) {
+    if (ExcludesTarget(f, target_, others_)) report_.findings.push_back(std::move(f));
+  }
+  module_names_ = {}, gated_modules_ = {}, other_modules_ = {}, chains_ = {};
+}
+
+// The package model's input, in scan order so that module lookups see every module as before:
+// the full summary of each module ModulesThatMatter names (kept from the scan for a module with
+// gates of its own, scanned again for the few others: those that import or call a predicate
+// reaching a gate), and the file alone for the rest.
+std::vector<python::ModuleSummary> PythonModules::SummariesThatMatter(const std::vector<python::ModuleNames>& names) {
+  const std::set<std::string> wanted = python::ModulesThatMatter(names);
+  std::vector<python::ModuleSummary> modules(names.size());
+  std::vector<size_t> again;  // wanted, with no gates of their own: scanned again
+  for (size_t m = 0; m < names.size(); ++m) {
+    modules[m].file = names[m].file;
+    auto whole = gated_modules_.find(names[m].file);
+    if (!wanted.count(names[m].file)) {
+      if (whole != gated_modules_.end() && !whole->second.chains.empty())
+        chains_[names[m].file] = std::move(whole->second.chains);
+      continue;
+    }
+    if (whole == gated_modules_.end()) {
+      whole = other_modules_.find(names[m].file);  // kept from the scan, or scanned again
+      if (whole == other_modules_.end()) {
+        again.push_back(m);
+        continue;
+      }
+    }
+    modules[m] = std::move(whole->second);
+    if (!modules[m].chains.empty()) chains_[modules[m].file] = std::move(modules[m].chains);
+  }
+  SummarizeAgain(again, modules);
+  for (size_t m : again) {
+    if (!modules[m].chains.empty()) chains_[modules[m].file] = std::move(modules[m].chains);
+  }
+  return modules;
+}
+
+// The modules at `which` scanned again, on threads of their own (each writes its own slots): on
+// the trees of FlashInfer and CUTLASS these were 53 modules and 50 ms on one thread, before the
+// scan kept summaries.
+void PythonModules::SummarizeAgain(const std::vector<size_t>& which,
+                                   std::vector<python::ModuleSummary>& modules) const {
+  ParallelFor(which.size(), WorkerCount(options_.jobs), [&](size_t k) {
+    python::ModuleSummary& module = modules[which[k]];
+    FileBytes file;
+    if (!file.Load(module.file)) return;
+    Result<python::ScannedModule> scanned = python::ScanPythonModule(module.file, file.view(), arches_);
+    if (scanned) module = std::move(scanned->summary);  // otherwise the scan reported it
+  });
+}
+
+}  // namespace archpatch::scan

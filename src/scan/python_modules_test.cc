@@ -1,0 +1,124 @@
+#include "scan/python_modules.h"
+
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <thread>
+
+#include <gtest/gtest.h>
+
+#include "report/finding.h"
+#include "scan/walk.h"
+
+namespace archpatch::scan {
+namespace {
+
+namespace fs = std::filesystem;
+
+// The modules of the Python fixtures and the example package (a package model across modules
+// among them), and one module past kFillerBytes that refuses sm_120 itself.
+class PythonModulesTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    const fs::path root(ARCHPATCH_SOURCE_DIR);
+    dir_ = fs::temp_directory_path() / ("archpatch-python-modules-" + std::to_string(::getpid()));
+    fs::create_directories(dir_);
+    std::ofstream big(dir_ / "big_module.py");
+    big << "import torch\n\n";
+    for (int i = 0; i < 2000; ++i)
+      big << "# padding line " << i << " of a generated module, as FlashInfer ships some\n";
+    big << "def check():\n    major, minor = torch.cuda.get_device_capability()\n"
+        << "    if major not in (9, 10):\n        raise RuntimeError('unsupported GPU')\n";
+    big.close();
+    options_.target = *arch::ParseArch("sm_120");
+    options_.paths = {(root / "examples/minipkg/site-packages").string(), (root / "tests/fixtures/python").string(),
+                      dir_.string()};
+    Result<FileList> list = CollectFiles(options_.paths);
+    ASSERT_TRUE(list.ok()) << list.error().str();
+    files_ = list->files;
+    sizes_ = list->sizes;
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+
+  // The findings' JSON texts and the modules parsed, with the modules scanned as `scan` says.
+  std::pair<std::vector<std::string>, size_t> Report(const std::function<void(PythonModules&)>& scan) {
+    ByteBudget budget;
+    PythonModules modules(options_, files_, sizes_, budget);
+    scan(modules);
+    PythonModules::Report report = modules.Take();
+    SortFindings(report.findings);
+    std::vector<std::string> texts;
+    for (const Finding& f : report.findings) texts.push_back(ToJson(f).dump());
+    return {texts, report.parsed};
+  }
+
+  size_t ModuleCount() const {
+    return std::count_if(files_.begin(), files_.end(), [](const std::string& f) { return f.ends_with(".py"); });
+  }
+
+  fs::path dir_;
+  AuditOptions options_;
+  std::vector<std::string> files_;
+  std::vector<size_t> sizes_;
+};
+
+// The findings round alone (every module in the walk's order), idle workers first (the small
+// modules) and several threads at once: each module is scanned once, and the report is the same.
+TEST_F(PythonModulesTest, TheReportIsTheSameWhicheverWorkerScansEachModule) {
+  auto in_order = [&](PythonModules& m) {
+    for (size_t i = 0; i < files_.size(); ++i) {
+      if (m.IsModule(i)) m.Scan(i);
+    }
+  };
+  const auto [findings, parsed] = Report(in_order);
+  EXPECT_GT(findings.size(), 5u);
+  EXPECT_EQ(parsed, ModuleCount());
+  EXPECT_TRUE(std::any_of(findings.begin(), findings.end(),
+                          [](const std::string& f) { return f.find("big_module.py") != std::string::npos; }));
+
+  EXPECT_EQ(Report([&](PythonModules& m) {
+              while (m.ScanSmallest()) {
+              }
+              in_order(m);
+            }),
+            std::make_pair(findings, parsed));
+
+  EXPECT_EQ(Report([&](PythonModules& m) {
+              std::vector<std::thread> threads;
+              for (int t = 0; t < 4; ++t) {
+                threads.emplace_back([&m, t, this] {
+                  while (t % 2 == 0 && m.ScanSmallest()) {
+                  }
+                  for (size_t i = files_.size(); i-- > 0;) {
+                    if (m.IsModule(i)) m.Scan(i);
+                    m.ModelWhenScanned();
+                  }
+                });
+              }
+              for (std::thread& t : threads) t.join();
+            }),
+            std::make_pair(findings, parsed));
+}
+
+// An idle worker of a C/C++ round takes no module past kFillerBytes: it would hold the round's
+// end. The findings round scans it.
+TEST_F(PythonModulesTest, IdleWorkersLeaveTheLargeModulesToTheFindingsRound) {
+  ByteBudget budget;
+  PythonModules modules(options_, files_, sizes_, budget);
+  size_t taken = 0;
+  while (modules.ScanSmallest()) ++taken;
+  EXPECT_EQ(taken, ModuleCount() - 1);
+  EXPECT_FALSE(modules.ModelWhenScanned());  // big_module.py is still to be scanned
+  for (size_t i = 0; i < files_.size(); ++i) {
+    if (modules.IsModule(i)) modules.Scan(i);
+  }
+  EXPECT_TRUE(modules.ModelWhenScanned());
+  PythonModules::Report report = modules.Take();
+  EXPECT_EQ(report.parsed, ModuleCount());
+  EXPECT_TRUE(std::any_of(report.findings.begin(), report.findings.end(),
+                          [](const Finding& f) { return f.file.ends_with("big_module.py"); }));
+}
+
+}  // namespace
+}  // namespace archpatch::scan
