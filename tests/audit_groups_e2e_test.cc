@@ -1,5 +1,9 @@
 // `archpatch audit` for people and tools on the bundled example (examples/minipkg): root-cause
 // groups in the human report and in --json, and --sarif validated as SARIF 2.1.0.
+#include <map>
+#include <string>
+#include <vector>
+
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
@@ -36,6 +40,31 @@ TEST(AuditGroups, JsonGroupsNameRootClassPlacesAndWiden) {
     EXPECT_TRUE(g["covered_by"].is_array());
   }
   for (const auto& f : doc["findings"]) EXPECT_TRUE(f.contains("class")) << f.dump();
+}
+
+// A shipped rule covers the root causes it edits, in a module (located once the package model
+// has settled the modules' findings, on a worker of the scan) as in a header (located in the
+// report's end), whatever the number of workers.
+TEST(AuditGroups, ShippedRulesCoverTheRootsTheyEditInModulesAndHeadersAlike) {
+  const std::string tree = "rules/tests/flashinfer-trtllm-allreduce-sm12x/before";
+  for (const char* jobs : {"1", "4"}) {
+    RunResult r = RunArchpatch({"audit", "--arch", "sm_120", "--json", "-j", jobs, tree});
+    ASSERT_EQ(r.exit_code, 1) << r.err;
+    const nlohmann::json doc = nlohmann::json::parse(r.out);
+    std::map<std::string, std::vector<std::string>> covered;  // "file:line" of each root -> rule ids
+    for (const auto& g : doc["groups"]) {
+      const std::string file = g["root"]["file"];
+      covered[file.substr(file.find("flashinfer/")) + ":" + std::to_string(g["root"]["line"].get<int>())] =
+          g["covered_by"].get<std::vector<std::string>>();
+    }
+    EXPECT_EQ(covered["flashinfer/jit/comm.py:29"], std::vector<std::string>{"flashinfer-trtllm-allreduce-sm12x"})
+        << jobs;
+    EXPECT_EQ(covered["flashinfer/jit/comm.py:10"], std::vector<std::string>{}) << jobs;
+    EXPECT_EQ(
+        covered["flashinfer/data/include/flashinfer/comm/trtllm_allreduce.cuh:33"],
+        (std::vector<std::string>{"flashinfer-trtllm-allreduce-sm12x", "flashinfer-trtllm-allreduce-sm12x-legacy"}))
+        << jobs;
+  }
 }
 
 TEST(AuditGroups, SarifIsValid210) {

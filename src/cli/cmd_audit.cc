@@ -170,6 +170,30 @@ void PrintProblems(const scan::AuditReport& report) {
   for (const Error& e : report.errors) fmt::print(stderr, "archpatch: warning: {} (file skipped)\n", e.str());
 }
 
+// The shipped rules located in the files of every finding.
+plan::RuleLocations LocateEveryFile(const std::vector<rules::Rule>& rules, const std::vector<Finding>& findings,
+                                    const arch::Arch& target, int jobs) {
+  std::vector<size_t> every(findings.size());
+  std::iota(every.begin(), every.end(), size_t{0});
+  return plan::LocateRules(rules, findings, every, target, jobs);
+}
+
+// The shipped rules located in the files of every finding, `located` (the modules' files, when
+// the package model's worker located them) and the files it did not locate.
+plan::RuleLocations LocateTheRest(const std::vector<rules::Rule>& rules, const std::vector<Finding>& findings,
+                                  std::optional<plan::RuleLocations> located, const arch::Arch& target, int jobs) {
+  if (!located) return LocateEveryFile(rules, findings, target, jobs);
+  std::set<std::string_view> done;
+  for (const auto& [edit_file, places] : located->places) done.insert(edit_file.second);
+  std::vector<size_t> rest;  // a file whose edits matched nothing is tried again: globs alone
+  for (size_t i = 0; i < findings.size(); ++i) {
+    if (!done.count(findings[i].file)) rest.push_back(i);
+  }
+  plan::RuleLocations out = plan::LocateRules(rules, findings, rest, target, jobs);
+  out.places.merge(located->places);
+  return out;
+}
+
 }  // namespace
 
 int RunAudit(const Context&, const std::vector<std::string>& args) {
@@ -233,6 +257,20 @@ int RunAudit(const Context&, const std::vector<std::string>& args) {
                                                            plan::ShippedKnownUnsafe();
                                                            return plan::ShippedRules();
                                                          }).share();
+  // Once the package model has settled the modules' findings, beside the C/C++ files the findings
+  // round still reads: the prebuilt links of those it resolved and the shipped rules located in
+  // the modules' files (FlashInfer 0.6.16's gemm_base.py, read and scanned again for each, was
+  // most of the waits of the report's end on 16 cores). The report's end does the rest.
+  std::optional<plan::RuleLocations> module_rules;  // written on the worker that ran the model
+  options.after_package_model = [&module_rules, &shipped, artifacts, target = options.target,
+                                 jobs = scan::WorkerCount(options.jobs)](std::vector<Finding>& findings) {
+    scan::LinkPrebuilt(findings, artifacts.get(), target, jobs);
+    try {
+      module_rules = LocateEveryFile(shipped.get(), findings, target, jobs);
+    } catch (const std::exception&) {  // the report's end meets it again on the main thread
+      module_rules.reset();
+    }
+  };
   Result<scan::AuditReport> report = scan::Audit(options);
   progress.Finish();
   if (options.after_cuda_file) hazard::RequireFeatures();
@@ -250,9 +288,8 @@ int RunAudit(const Context&, const std::vector<std::string>& args) {
     });
   }
   const int jobs = scan::WorkerCount(options.jobs);
-  // The prebuilt links of the findings the package model resolved write each finding's artifacts
-  // (scan::LinkPrebuilt); the grouping reads none of them, so they run beside it. FlashInfer
-  // 0.6.16's gemm_base.py, read and tokenized again for them, was most of their 7 ms on 16 cores.
+  // The prebuilt links of the C++ runtime checks (no file read) write each finding's artifacts
+  // (scan::LinkPrebuilt); the grouping reads none of them, so they run beside it.
   std::future<void> linked = std::async(
       std::launch::async, [&] { scan::LinkPrebuilt(report->findings, artifacts.get(), options.target, jobs); });
   std::optional<std::vector<env::RecordMismatch>> mismatches;
@@ -268,10 +305,8 @@ int RunAudit(const Context&, const std::vector<std::string>& args) {
   // for every finding beside the grouping: they read the findings' places alone, the grouping
   // writes their classes and root links, the prebuilt links their artifacts. Each group then takes
   // its root's answers (16 cores: the two were 7-10 ms of the serial end after the grouping).
-  std::vector<size_t> every(report->findings.size());
-  std::iota(every.begin(), every.end(), size_t{0});
   std::future<plan::RuleLocations> located = std::async(std::launch::async, [&] {
-    return plan::LocateRules(shipped.get(), report->findings, every, options.target, jobs);
+    return LocateTheRest(shipped.get(), report->findings, std::move(module_rules), options.target, jobs);
   });
   auto unsafe =
       std::async(std::launch::async, [&] { return plan::MatchShippedKnownUnsafe(report->findings, options.target); });

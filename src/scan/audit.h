@@ -68,6 +68,10 @@ struct AuditOptions {
   std::function<void(size_t, size_t)> on_file_done;
   FilePass after_cuda_file;      // called for each CUDA/C++ file with a kept cuda-gate finding; may be empty
   PythonPass after_python_file;  // called for each Python module with a kept finding; may be empty
+  // Called once with the modules' kept findings after the package model, on the worker that ran
+  // it (beside the C/C++ files still being read): those it resolved were not seen by
+  // after_python_file. May be empty.
+  std::function<void(std::vector<Finding>& findings)> after_package_model;
 };
 
 struct AuditReport {

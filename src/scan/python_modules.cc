@@ -139,6 +139,7 @@ void PythonModules::Model() {
     if (ExcludesTarget(f, target_, others_)) report_.findings.push_back(std::move(f));
   }
   module_names_ = {}, gated_modules_ = {}, other_modules_ = {}, chains_ = {};
+  if (options_.after_package_model) options_.after_package_model(report_.findings);
 }
 
 // The package model's input, in scan order so that module lookups see every module as before:

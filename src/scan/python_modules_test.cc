@@ -120,5 +120,30 @@ TEST_F(PythonModulesTest, IdleWorkersLeaveTheLargeModulesToTheFindingsRound) {
                           [](const Finding& f) { return f.file.ends_with("big_module.py"); }));
 }
 
+// The package model's hook sees the modules' findings once, as the report takes them: those
+// the model resolved among them.
+TEST_F(PythonModulesTest, AfterThePackageModelTheHookSeesTheFindingsTheReportTakes) {
+  int calls = 0;
+  std::vector<std::string> seen;
+  options_.after_package_model = [&](std::vector<Finding>& findings) {
+    ++calls;
+    for (const Finding& f : findings) seen.push_back(ToJson(f).dump());
+  };
+  ByteBudget budget;
+  PythonModules modules(options_, files_, sizes_, budget);
+  for (size_t i = 0; i < files_.size(); ++i) {
+    if (modules.IsModule(i)) modules.Scan(i);
+    modules.ModelWhenScanned();
+  }
+  PythonModules::Report report = modules.Take();
+  EXPECT_EQ(calls, 1);
+  std::vector<std::string> taken;
+  for (const Finding& f : report.findings) taken.push_back(ToJson(f).dump());
+  EXPECT_EQ(seen, taken);
+  EXPECT_TRUE(std::any_of(report.findings.begin(), report.findings.end(), [](const Finding& f) {
+    return f.python() && !f.python()->literal_span && !f.via.empty();
+  })) << "no finding the package model resolved";
+}
+
 }  // namespace
 }  // namespace archpatch::scan
