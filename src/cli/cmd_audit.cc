@@ -170,19 +170,16 @@ void PrintProblems(const scan::AuditReport& report) {
   for (const Error& e : report.errors) fmt::print(stderr, "archpatch: warning: {} (file skipped)\n", e.str());
 }
 
-// The shipped rules located in the files of every finding.
-plan::RuleLocations LocateEveryFile(const std::vector<rules::Rule>& rules, const std::vector<Finding>& findings,
-                                    const arch::Arch& target, int jobs) {
-  std::vector<size_t> every(findings.size());
-  std::iota(every.begin(), every.end(), size_t{0});
-  return plan::LocateRules(rules, findings, every, target, jobs);
-}
-
-// The shipped rules located in the files of every finding, `located` (the modules' files, when
-// the package model's worker located them) and the files it did not locate.
+// The shipped rules located in the files of every finding: `located` (the modules' files, when
+// they were located once the package model had settled their findings) and the files it did not
+// locate.
 plan::RuleLocations LocateTheRest(const std::vector<rules::Rule>& rules, const std::vector<Finding>& findings,
                                   std::optional<plan::RuleLocations> located, const arch::Arch& target, int jobs) {
-  if (!located) return LocateEveryFile(rules, findings, target, jobs);
+  if (!located) {
+    std::vector<size_t> every(findings.size());
+    std::iota(every.begin(), every.end(), size_t{0});
+    return plan::LocateRules(rules, findings, every, target, jobs);
+  }
   std::set<std::string_view> done;
   for (const auto& [edit_file, places] : located->places) done.insert(edit_file.second);
   std::vector<size_t> rest;  // a file whose edits matched nothing is tried again: globs alone
@@ -258,18 +255,26 @@ int RunAudit(const Context&, const std::vector<std::string>& args) {
                                                            return plan::ShippedRules();
                                                          }).share();
   // Once the package model has settled the modules' findings, beside the C/C++ files the findings
-  // round still reads: the prebuilt links of those it resolved and the shipped rules located in
-  // the modules' files (FlashInfer 0.6.16's gemm_base.py, read and scanned again for each, was
-  // most of the waits of the report's end on 16 cores). The report's end does the rest.
-  std::optional<plan::RuleLocations> module_rules;  // written on the worker that ran the model
+  // round still reads: the prebuilt links of those it resolved, and the shipped rules located in
+  // the modules' files on a thread of its own, which the report's end waits for beside the
+  // grouping (FlashInfer 0.6.16's gemm_base.py, read and scanned again for each, was most of the
+  // waits of the report's end on 16 cores). The report's end does the rest.
+  std::future<std::optional<plan::RuleLocations>> module_rules;  // started on the worker that ran the model
   options.after_package_model = [&module_rules, &shipped, artifacts, target = options.target,
                                  jobs = scan::WorkerCount(options.jobs)](std::vector<Finding>& findings) {
-    scan::LinkPrebuilt(findings, artifacts.get(), target, jobs);
-    try {
-      module_rules = LocateEveryFile(shipped.get(), findings, target, jobs);
-    } catch (const std::exception&) {  // the report's end meets it again on the main thread
-      module_rules.reset();
+    std::vector<std::string> files;
+    std::set<std::string_view> seen;
+    for (const Finding& f : findings) {
+      if (seen.insert(f.file).second) files.push_back(f.file);
     }
+    module_rules = std::async(std::launch::async, [&shipped, files = std::move(files), target, jobs]() {
+      try {
+        return std::optional<plan::RuleLocations>(plan::LocateRulesIn(shipped.get(), files, target, jobs));
+      } catch (const std::exception&) {  // the report's end meets it again on the main thread
+        return std::optional<plan::RuleLocations>();
+      }
+    });
+    scan::LinkPrebuilt(findings, artifacts.get(), target, jobs);
   };
   Result<scan::AuditReport> report = scan::Audit(options);
   progress.Finish();
@@ -306,7 +311,8 @@ int RunAudit(const Context&, const std::vector<std::string>& args) {
   // writes their classes and root links, the prebuilt links their artifacts. Each group then takes
   // its root's answers (16 cores: the two were 7-10 ms of the serial end after the grouping).
   std::future<plan::RuleLocations> located = std::async(std::launch::async, [&] {
-    return LocateTheRest(shipped.get(), report->findings, std::move(module_rules), options.target, jobs);
+    std::optional<plan::RuleLocations> modules = module_rules.valid() ? module_rules.get() : std::nullopt;
+    return LocateTheRest(shipped.get(), report->findings, std::move(modules), options.target, jobs);
   });
   auto unsafe =
       std::async(std::launch::async, [&] { return plan::MatchShippedKnownUnsafe(report->findings, options.target); });

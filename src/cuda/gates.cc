@@ -139,7 +139,8 @@ std::vector<MacroDefinition> DefinitionsIn(const DirectiveScan& scan, const Bran
 
 void AddDirectiveGates(const std::string& file, std::string_view contents, const std::vector<Token>& tokens,
                        const LineIndex& lines, const std::vector<arch::Arch>& arches, const MacroEnv& env,
-                       const DraftFilter& wanted, std::shared_ptr<const DirectiveScan> read, CudaGates& out) {
+                       const DraftFilter& wanted, std::shared_ptr<const DirectiveScan> read,
+                       std::shared_ptr<const AllFunctions> found, CudaGates& out) {
   if (!read) read = std::make_shared<const DirectiveScan>(ReadDirectives(tokens, contents, file, lines));
   const DirectiveScan& scan = *read;
   BranchVerdicts v = EvaluateOwnBranches(scan, arches, env, file);
@@ -160,7 +161,7 @@ void AddDirectiveGates(const std::string& file, std::string_view contents, const
     Finding f = DraftFinding(file, scan, v, index, arches);
     if (wanted && !wanted(f)) continue;
     if (!functions) {
-      functions = std::make_shared<const AllFunctions>(FindAllFunctions(tokens, contents));
+      functions = found ? std::move(found) : std::make_shared<const AllFunctions>(FindAllFunctions(tokens, contents));
       holds = AllBlockHolds(scan, tokens, contents);
     }
     CompleteFinding(f, scan, v, holds, index, arches, functions->kernels, functions->scoped, tokens, contents);
@@ -194,7 +195,7 @@ Result<CudaGates> ScanCudaGates(const std::string& file, std::string_view conten
   CudaGates out;
   if (kinds.directives || kinds.nv_target) out.lines.emplace(contents);
   if (kinds.directives)
-    AddDirectiveGates(file, contents, tokens, *out.lines, arches, env, kinds.wanted, kinds.read, out);
+    AddDirectiveGates(file, contents, tokens, *out.lines, arches, env, kinds.wanted, kinds.read, kinds.functions, out);
   if (kinds.nv_target) {
     std::vector<Finding> nv = FindNvTargetGates(file, contents, tokens, arches, env, *out.lines);
     out.findings.insert(out.findings.end(), nv.begin(), nv.end());

@@ -35,6 +35,9 @@ struct GateKinds {
   // The file's directives as an earlier scan of the same bytes read them (they do not depend on
   // the macro environment): taken instead of reading them from the tokens again.
   std::shared_ptr<const DirectiveScan> read;
+  // The file's functions as an earlier pass found them in the same tokens (scan/lex_ahead.h):
+  // taken instead of finding them again.
+  std::shared_ptr<const AllFunctions> functions;
 };
 
 // A #define of the file, with where it takes effect: per arch of the scan, the effective verdict

@@ -106,12 +106,19 @@ Located LocateAll(const std::map<std::string, EditsOfFile>& by_file, int jobs) {
 RuleLocations LocateRules(const std::vector<rules::Rule>& rules, const std::vector<Finding>& findings,
                           const std::vector<size_t>& which, const arch::Arch& target, int jobs) {
   // Each edit located once per file: a file's findings share its places (was once per finding).
-  std::map<std::string, EditsOfFile> by_file;
+  std::vector<std::string> files;
   std::set<std::string_view> seen;
-  FileGlobMatcher globs;
   for (size_t w : which) {
-    const std::string& file = findings[w].file;
-    if (!seen.insert(file).second) continue;
+    if (seen.insert(findings[w].file).second) files.push_back(findings[w].file);
+  }
+  return LocateRulesIn(rules, files, target, jobs);
+}
+
+RuleLocations LocateRulesIn(const std::vector<rules::Rule>& rules, const std::vector<std::string>& files,
+                            const arch::Arch& target, int jobs) {
+  std::map<std::string, EditsOfFile> by_file;
+  FileGlobMatcher globs;
+  for (const std::string& file : files) {
     for (const rules::Rule& rule : rules) {
       if (!Targets(rule, target)) continue;
       for (const rules::Edit& edit : rule.edits) {

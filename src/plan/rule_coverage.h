@@ -54,6 +54,9 @@ struct RuleLocations {
 };
 RuleLocations LocateRules(const std::vector<rules::Rule>& rules, const std::vector<Finding>& findings,
                           const std::vector<size_t>& which, const arch::Arch& target, int jobs);
+// The same in `files` (the findings' files, each once).
+RuleLocations LocateRulesIn(const std::vector<rules::Rule>& rules, const std::vector<std::string>& files,
+                            const arch::Arch& target, int jobs);
 // For each finding of `which`, the ids of the rules that cover it, from what LocateRules found.
 std::vector<std::vector<std::string>> CoveringRules(const RuleLocations& located, const std::vector<rules::Rule>& rules,
                                                     const std::vector<Finding>& findings,

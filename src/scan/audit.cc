@@ -41,8 +41,8 @@ struct PackageMacros {
 };
 
 PackageMacros SettlePackageMacros(const AuditOptions& options, const std::vector<std::string>& files,
-                                  DirectiveStore& store, PythonModules& python, ByteBudget& budget,
-                                  DefinitionsByFile definitions, const std::vector<arch::Arch>& arches) {
+                                  SharedByRounds shared, DefinitionsByFile definitions,
+                                  const std::vector<arch::Arch>& arches) {
   constexpr int kRounds = 3;
   PackageMacros out{options.env, {}};
   for (int round = 0; round < kRounds; ++round) {
@@ -55,7 +55,7 @@ PackageMacros SettlePackageMacros(const AuditOptions& options, const std::vector
     out.applied.insert(fresh.begin(), fresh.end());
     out.env.per_arch = std::move(macros);
     if (round + 1 == kRounds) break;  // no further round reads the definitions
-    AuditRun defining(options, files, out.env, store, python, budget, Round::kDefinitions, &out.applied);
+    AuditRun defining(options, files, out.env, shared, Round::kDefinitions, &out.applied);
     Stopwatch clock;
     defining.Run();
     spdlog::debug("audit: round {}: {} ms, {} files", round, clock.Lap(), defining.rescanned().size());
@@ -80,14 +80,16 @@ AuditReport ScanInRounds(const AuditOptions& options, const std::vector<std::str
   for (size_t i = 0; i < files.size() && i < sizes.size(); ++i) store.NoteSize(i, sizes[i]);
   ByteBudget budget;
   PythonModules python(options, files, sizes, budget);
-  AuditRun read(options, files, options.env, store, python, budget, Round::kRead);
+  LexAhead ahead(options.lex_ahead_from);
+  const SharedByRounds shared{store, python, budget, ahead};
+  AuditRun read(options, files, options.env, shared, Round::kRead);
   read.Run();
   spdlog::debug("audit: {} files read: {} ms ({} KiB of directives kept)", files.size(), clock.Lap(),
                 store.bytes() >> 10);
-  const PackageMacros macros = SettlePackageMacros(options, files, store, python, budget, std::move(read.definitions()),
+  const PackageMacros macros = SettlePackageMacros(options, files, shared, std::move(read.definitions()),
                                                    VerdictArches(options.target, options.against));
   spdlog::debug("audit: {} package macros: {} ms", macros.applied.size(), clock.Lap());
-  AuditRun find(options, files, macros.env, store, python, budget, Round::kFindings,
+  AuditRun find(options, files, macros.env, shared, Round::kFindings,
                 macros.applied.empty() ? nullptr : &macros.applied);
   AuditReport report = find.Run();
   if (!macros.applied.empty()) report.package_macros = macros.env.per_arch;

@@ -63,6 +63,9 @@ struct AuditOptions {
   // up to this many bytes of their sources; past it, a module it needs is scanned again at the
   // merge (tests set 0: every one again).
   size_t kept_summary_bytes = 32 << 20;
+  // C/C++ files of at least this many bytes are lexed ahead of the findings round
+  // (scan/lex_ahead.h); tests set 0 (every file the first read may keep a gate of) or SIZE_MAX.
+  size_t lex_ahead_from = 1 << 20;
   WalkOptions walk;  // tests/, benchmarks/, docs/, examples/ left out unless walk.keep_tests
   // Called from the worker threads after each file (files done, files in all): progress on a terminal.
   std::function<void(size_t, size_t)> on_file_done;

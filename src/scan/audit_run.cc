@@ -40,13 +40,13 @@ bool Excludes(const Finding& f, const std::string& target, const std::vector<std
 }
 
 AuditRun::AuditRun(const AuditOptions& options, std::vector<std::string> files, const cuda::MacroEnv& env,
-                   DirectiveStore& store, PythonModules& python, ByteBudget& budget, Round round,
-                   const std::set<std::string, std::less<>>* names)
+                   SharedByRounds shared, Round round, const std::set<std::string, std::less<>>* names)
     : options_(options),
       env_(env),
-      store_(store),
-      python_(python),
-      budget_(budget),
+      store_(shared.store),
+      python_(shared.python),
+      budget_(shared.budget),
+      ahead_(shared.ahead),
       round_(round),
       names_(names),
       wanted_(names ? std::optional<DirectiveNames::Wanted>(*names) : std::nullopt),
@@ -213,8 +213,16 @@ void AuditRun::ScanCpp(size_t index, std::string_view contents, WorkerResult& ou
   } else {
     kinds.wanted = [](const Finding&) { return false; };
   }
+  if (round_ == Round::kRead) ahead_.Start(index, path, store_.SizeOf(index));
   if (round_ == Round::kFindings) ++out.parsed;
-  std::vector<cuda::Token> tokens = TokensFor(contents);
+  std::vector<cuda::Token> tokens;
+  if (std::optional<LexedFile> lexed = round_ == Round::kFindings ? ahead_.Take(index) : std::nullopt;
+      lexed && lexed->size == contents.size()) {
+    tokens = std::move(lexed->tokens);
+    kinds.functions = std::move(lexed->functions);
+  } else {
+    tokens = TokensFor(contents);
+  }
   Result<cuda::CudaGates> gates = cuda::ScanCudaGates(path, contents, tokens, arches_, env, kinds);
   if (!gates) {
     if (round_ == Round::kFindings) out.errors.push_back(gates.error());

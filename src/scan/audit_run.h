@@ -17,6 +17,7 @@
 #include "scan/audit.h"
 #include "scan/directive_store.h"
 #include "scan/file_bytes.h"
+#include "scan/lex_ahead.h"
 #include "scan/prefilter.h"
 #include "scan/python_modules.h"
 
@@ -35,16 +36,25 @@ enum class Round {
   kFindings,     // every file that may hold a gate, with the package's macros: the report
 };
 
+// What an audit's rounds share (scan/audit.cc makes them once): the directives the first read
+// kept, the Python modules, the bytes read at once and the largest files lexed ahead.
+struct SharedByRounds {
+  DirectiveStore& store;
+  PythonModules& python;
+  ByteBudget& budget;
+  LexAhead& ahead;
+};
+
 class AuditRun {
  public:
   // `env`: options.env, with the package's per-arch macros for kFindings once there are some;
   // `names`: the package macros so far (kDefinitions: only files that mention one are read) or in
   // all (kFindings: a file that mentions one has its directives read whatever the prefilter says).
-  // `python`: the audit's modules, which a round's workers scan while they wait for its last C/C++
-  // files, and kFindings takes the rest of; `budget`, shared with it, bounds the bytes read at once.
+  // `shared.python`: the audit's modules, which a round's workers scan while they wait for its last
+  // C/C++ files, and kFindings takes the rest of; `shared.budget` bounds the bytes read at once;
+  // kRead starts lexing the largest files ahead (`shared.ahead`), kFindings takes them.
   AuditRun(const AuditOptions& options, std::vector<std::string> files, const cuda::MacroEnv& env,
-           DirectiveStore& store, PythonModules& python, ByteBudget& budget, Round round,
-           const std::set<std::string, std::less<>>* names = nullptr);
+           SharedByRounds shared, Round round, const std::set<std::string, std::less<>>* names = nullptr);
 
   AuditReport Run();
 
@@ -80,6 +90,7 @@ class AuditRun {
   DirectiveStore& store_;
   PythonModules& python_;
   ByteBudget& budget_;
+  LexAhead& ahead_;
   const Round round_;
   const std::set<std::string, std::less<>>* names_;
   std::optional<DirectiveNames::Wanted> wanted_;  // names_, hashed

@@ -313,5 +313,20 @@ TEST(Audit, KeptAndRescannedModuleSummariesGiveTheSameReport) {
   EXPECT_EQ(findings(4096), kept);  // some kept, the rest scanned again
 }
 
+// Every file the first read may keep a gate of, lexed ahead of the findings round, or none: the
+// same findings (the files of 1 MiB or more an audit lexes ahead go through the same path).
+TEST(Audit, FilesLexedAheadGiveTheSameReport) {
+  const fs::path root(ARCHPATCH_SOURCE_DIR);
+  AuditOptions options;
+  options.target = *arch::ParseArch("sm_120");
+  options.paths = {(root / "examples").string(), (root / "tests/fixtures").string()};
+  options.jobs = 4;
+  options.lex_ahead_from = SIZE_MAX;
+  const std::vector<std::string> none = FindingsAsJson(options);
+  EXPECT_GT(none.size(), 20u);
+  options.lex_ahead_from = 0;
+  EXPECT_EQ(FindingsAsJson(options), none);
+}
+
 }  // namespace
 }  // namespace archpatch::scan

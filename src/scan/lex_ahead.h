@@ -1,0 +1,59 @@
+// The largest C/C++ files lexed ahead of the findings round, beside the package-macro rounds.
+//
+// On 16 cores the findings round ended on CUTLASS's two 2.8-2.9 MB mma_sm90_gmma*_ext.hpp
+// headers, 35-48 ms each on one worker while the others were done after 20-33 ms; their lexing
+// and their functions (a third of that) do not depend on the package's macros. When the first
+// read finds such a file with a branch the findings round may keep, a thread of its own lexes it
+// and finds its functions while the read round ends and the macros settle (workers mostly idle);
+// the findings round takes them instead of making them.
+#pragma once
+
+#include <future>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "cuda/functions.h"
+#include "cuda/tokens.h"
+
+namespace archpatch::scan {
+
+struct LexedFile {
+  size_t size = 0;  // of the bytes lexed: a file changed since is lexed again
+  std::vector<cuda::Token> tokens;
+  std::shared_ptr<const cuda::AllFunctions> functions;
+};
+
+class LexAhead {
+ public:
+  // At most this many bytes of sources lexed ahead at once (their tokens are 3-4 times as many
+  // bytes): CUTLASS's two largest headers.
+  static constexpr size_t kBudget = 8 << 20;
+
+  // Files of at least `from` bytes are lexed ahead (AuditOptions::lex_ahead_from).
+  explicit LexAhead(size_t from) : from_(from) {}
+  LexAhead(const LexAhead&) = delete;
+  LexAhead& operator=(const LexAhead&) = delete;
+  ~LexAhead();  // waits for the threads still lexing
+
+  // Starts lexing file `index` (`path`, `size` bytes) on a thread of its own when it is large
+  // enough and the budget allows; false when it does not.
+  bool Start(size_t index, const std::string& path, size_t size);
+  // The file lexed ahead, waited for; nullopt when it was not (or could not be read).
+  std::optional<LexedFile> Take(size_t index);
+
+ private:
+  const size_t from_;
+  std::mutex mutex_;  // guards what follows
+  size_t used_ = 0;   // bytes of the files lexed ahead and not taken yet
+  struct Lexing {
+    size_t reserved;  // of used_
+    std::future<std::optional<LexedFile>> lexed;
+  };
+  std::map<size_t, Lexing> lexed_;  // by file index
+};
+
+}  // namespace archpatch::scan

@@ -1,0 +1,91 @@
+#include "scan/lex_ahead.h"
+
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include <gtest/gtest.h>
+
+#include "cuda/functions.h"
+#include "cuda/tokens.h"
+
+namespace archpatch::scan {
+namespace {
+
+namespace fs = std::filesystem;
+
+// A header of `kernels` kernels, each behind an arch gate, as CUTLASS writes its MMA atoms.
+std::string Header(int kernels) {
+  std::string out = "#pragma once\n";
+  for (int k = 0; k < kernels; ++k) {
+    out += "#if defined(CUTE_ARCH_MMA_SM90A_ENABLED)\n__global__ void kernel_" + std::to_string(k) +
+           "(float* d) {\n  asm volatile(\"wgmma.fence.sync.aligned;\\n\" ::);  /* fence */\n  d[0] = 1;\n}\n"
+           "#else\n__global__ void kernel_" +
+           std::to_string(k) + "(float* d) {}\n#endif\n";
+  }
+  return out;
+}
+
+class LexAheadTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() / ("archpatch-lex-ahead-" + std::to_string(::getpid()));
+    fs::create_directories(dir_);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+  std::string Write(const std::string& name, const std::string& text) {
+    std::ofstream(dir_ / name) << text;
+    return (dir_ / name).string();
+  }
+  fs::path dir_;
+};
+
+// What the findings round takes is what it would have made: the whole lexer's tokens and the
+// functions found in them.
+TEST_F(LexAheadTest, GivesTheTokensAndFunctionsTheFindingsRoundWouldMake) {
+  const std::string text = Header(400);
+  const std::string path = Write("big.hpp", text);
+  LexAhead ahead(/*from=*/1024);
+  ASSERT_TRUE(ahead.Start(7, path, text.size()));
+  std::optional<LexedFile> lexed = ahead.Take(7);
+  ASSERT_TRUE(lexed);
+  EXPECT_EQ(lexed->size, text.size());
+  const std::vector<cuda::Token> tokens = cuda::Tokenize(text);
+  ASSERT_EQ(lexed->tokens.size(), tokens.size());
+  for (size_t i = 0; i < tokens.size(); ++i) {
+    ASSERT_EQ(lexed->tokens[i].begin, tokens[i].begin) << i;
+    ASSERT_EQ(lexed->tokens[i].end, tokens[i].end) << i;
+    ASSERT_EQ(lexed->tokens[i].kind, tokens[i].kind) << i;
+  }
+  const cuda::AllFunctions functions = cuda::FindAllFunctions(tokens, text);
+  ASSERT_TRUE(lexed->functions);
+  EXPECT_EQ(lexed->functions->kernels.size(), functions.kernels.size());
+  EXPECT_EQ(lexed->functions->kernels.size(), 800u);  // both branches' heads
+  EXPECT_EQ(lexed->functions->scoped.size(), functions.scoped.size());
+  EXPECT_FALSE(ahead.Take(7)) << "taken once";
+}
+
+// Small files are not lexed ahead; the budget bounds the bytes lexed ahead and not yet taken; a
+// file that cannot be read gives nothing (the findings round reads it and reports why).
+TEST_F(LexAheadTest, LexesOnlyLargeFilesWithinItsBudget) {
+  const std::string text = Header(40);
+  const std::string path = Write("small.hpp", text);
+  LexAhead ahead(/*from=*/text.size() + 1);
+  EXPECT_FALSE(ahead.Start(0, path, text.size()));
+  EXPECT_FALSE(ahead.Take(0));
+
+  LexAhead budgeted(/*from=*/0);
+  EXPECT_TRUE(budgeted.Start(1, path, LexAhead::kBudget - 10));
+  EXPECT_FALSE(budgeted.Start(2, path, 11)) << "past the budget";
+  EXPECT_TRUE(budgeted.Take(1));
+  EXPECT_TRUE(budgeted.Start(2, path, 11)) << "the budget is given back when taken";
+  EXPECT_TRUE(budgeted.Take(2));
+
+  EXPECT_TRUE(budgeted.Start(3, (dir_ / "missing.hpp").string(), 100));
+  EXPECT_FALSE(budgeted.Take(3));
+}
+
+}  // namespace
+}  // namespace archpatch::scan
