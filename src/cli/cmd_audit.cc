@@ -254,11 +254,11 @@ int RunAudit(const Context&, const std::vector<std::string>& args) {
                                                            plan::ShippedKnownUnsafe();
                                                            return plan::ShippedRules();
                                                          }).share();
-  // Once the package model has settled the modules' findings, beside the C/C++ files the findings
-  // round still reads: the prebuilt links of those it resolved, and the shipped rules located in
-  // the modules' files on a thread of its own, which the report's end waits for beside the
-  // grouping (FlashInfer 0.6.16's gemm_base.py, read and scanned again for each, was most of the
-  // waits of the report's end on 16 cores). The report's end does the rest.
+  // Once the package model has settled the modules' findings, on threads of their own beside the
+  // C/C++ files the findings round still reads: the prebuilt links of those it resolved (waited
+  // for at the round's end) and the shipped rules located in the modules' files (waited for
+  // beside the grouping). FlashInfer 0.6.16's gemm_base.py, read and scanned again for each, was
+  // most of the waits of the report's end on 16 cores. The report's end does the rest.
   std::future<std::optional<plan::RuleLocations>> module_rules;  // started on the worker that ran the model
   options.after_package_model = [&module_rules, &shipped, artifacts, target = options.target,
                                  jobs = scan::WorkerCount(options.jobs)](std::vector<Finding>& findings) {
@@ -274,7 +274,9 @@ int RunAudit(const Context&, const std::vector<std::string>& args) {
         return std::optional<plan::RuleLocations>();
       }
     });
-    scan::LinkPrebuilt(findings, artifacts.get(), target, jobs);
+    return std::async(std::launch::async, [&findings, artifacts, target, jobs] {
+      scan::LinkPrebuilt(findings, artifacts.get(), target, jobs);
+    });
   };
   Result<scan::AuditReport> report = scan::Audit(options);
   progress.Finish();

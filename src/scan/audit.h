@@ -4,6 +4,7 @@
 #pragma once
 
 #include <functional>
+#include <future>
 #include <map>
 #include <string>
 #include <string_view>
@@ -73,8 +74,9 @@ struct AuditOptions {
   PythonPass after_python_file;  // called for each Python module with a kept finding; may be empty
   // Called once with the modules' kept findings after the package model, on the worker that ran
   // it (beside the C/C++ files still being read): those it resolved were not seen by
-  // after_python_file. May be empty.
-  std::function<void(std::vector<Finding>& findings)> after_package_model;
+  // after_python_file. What it returns (work it started on the findings, when valid) is waited
+  // for before the findings round's end takes them. May be empty.
+  std::function<std::future<void>(std::vector<Finding>& findings)> after_package_model;
 };
 
 struct AuditReport {

@@ -59,6 +59,7 @@ bool PythonModules::ModelWhenScanned() {
 
 PythonModules::Report PythonModules::Take() {
   if (!model_claimed_.exchange(true)) Model();  // every worker has returned: none is running it
+  if (after_model_.valid()) after_model_.get();
   return std::move(report_);
 }
 
@@ -139,7 +140,7 @@ void PythonModules::Model() {
     if (ExcludesTarget(f, target_, others_)) report_.findings.push_back(std::move(f));
   }
   module_names_ = {}, gated_modules_ = {}, other_modules_ = {}, chains_ = {};
-  if (options_.after_package_model) options_.after_package_model(report_.findings);
+  if (options_.after_package_model) after_model_ = options_.after_package_model(report_.findings);
 }
 
 // The package model's input, in scan order so that module lookups see every module as before:

@@ -9,6 +9,7 @@
 #pragma once
 
 #include <atomic>
+#include <future>
 #include <map>
 #include <mutex>
 #include <string>
@@ -76,6 +77,7 @@ class PythonModules {
   std::atomic<size_t> scanned_{0};        // modules done
   std::atomic<size_t> summary_bytes_{0};  // of the sources whose summaries other_modules_ keeps
   std::atomic<bool> model_claimed_{false};
+  std::future<void> after_model_;  // AuditOptions::after_package_model's work on report_.findings
 
   std::mutex mutex_;  // guards the modules' results, until Model
   Report report_;

@@ -4,6 +4,8 @@
 
 #include <filesystem>
 #include <fstream>
+#include <chrono>
+#include <future>
 #include <thread>
 
 #include <gtest/gtest.h>
@@ -128,6 +130,11 @@ TEST_F(PythonModulesTest, AfterThePackageModelTheHookSeesTheFindingsTheReportTak
   options_.after_package_model = [&](std::vector<Finding>& findings) {
     ++calls;
     for (const Finding& f : findings) seen.push_back(ToJson(f).dump());
+    // Work it leaves running on the findings ends before the report takes them.
+    return std::async(std::launch::async, [&findings] {
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+      for (Finding& f : findings) f.summary += " (seen)";
+    });
   };
   ByteBudget budget;
   PythonModules modules(options_, files_, sizes_, budget);
@@ -138,7 +145,11 @@ TEST_F(PythonModulesTest, AfterThePackageModelTheHookSeesTheFindingsTheReportTak
   PythonModules::Report report = modules.Take();
   EXPECT_EQ(calls, 1);
   std::vector<std::string> taken;
-  for (const Finding& f : report.findings) taken.push_back(ToJson(f).dump());
+  for (Finding& f : report.findings) {
+    EXPECT_TRUE(f.summary.ends_with(" (seen)")) << f.summary;
+    f.summary.resize(f.summary.size() - std::string_view(" (seen)").size());
+    taken.push_back(ToJson(f).dump());
+  }
   EXPECT_EQ(seen, taken);
   EXPECT_TRUE(std::any_of(report.findings.begin(), report.findings.end(), [](const Finding& f) {
     return f.python() && !f.python()->literal_span && !f.via.empty();
