@@ -191,6 +191,34 @@ plan::RuleLocations LocateTheRest(const std::vector<rules::Rule>& rules, const s
   return out;
 }
 
+// Once the package model has settled the modules' findings, on threads of their own beside the
+// C/C++ files the findings round still reads: the prebuilt links of those it resolved (waited for
+// at the round's end) and the shipped rules located in the modules' files, into `module_rules`
+// (waited for beside the grouping). FlashInfer 0.6.16's gemm_base.py, read and scanned again for
+// each, was most of the waits of the report's end on 16 cores. The report's end does the rest.
+std::function<std::future<void>(std::vector<Finding>&)> AfterPackageModel(
+    const std::shared_future<scan::ArtifactIndex>& artifacts,
+    const std::shared_future<std::vector<rules::Rule>>& shipped, const arch::Arch& target, int jobs,
+    std::future<std::optional<plan::RuleLocations>>& module_rules) {
+  return [&module_rules, shipped, artifacts, target, jobs](std::vector<Finding>& findings) {
+    std::vector<std::string> files;
+    std::set<std::string_view> seen;
+    for (const Finding& f : findings) {
+      if (seen.insert(f.file).second) files.push_back(f.file);
+    }
+    module_rules = std::async(std::launch::async, [shipped, files = std::move(files), target, jobs]() {
+      try {
+        return std::optional<plan::RuleLocations>(plan::LocateRulesIn(shipped.get(), files, target, jobs));
+      } catch (const std::exception&) {  // the report's end meets it again on the main thread
+        return std::optional<plan::RuleLocations>();
+      }
+    });
+    return std::async(std::launch::async, [&findings, artifacts, target, jobs] {
+      scan::LinkPrebuilt(findings, artifacts.get(), target, jobs);
+    });
+  };
+}
+
 }  // namespace
 
 int RunAudit(const Context&, const std::vector<std::string>& args) {
@@ -254,30 +282,9 @@ int RunAudit(const Context&, const std::vector<std::string>& args) {
                                                            plan::ShippedKnownUnsafe();
                                                            return plan::ShippedRules();
                                                          }).share();
-  // Once the package model has settled the modules' findings, on threads of their own beside the
-  // C/C++ files the findings round still reads: the prebuilt links of those it resolved (waited
-  // for at the round's end) and the shipped rules located in the modules' files (waited for
-  // beside the grouping). FlashInfer 0.6.16's gemm_base.py, read and scanned again for each, was
-  // most of the waits of the report's end on 16 cores. The report's end does the rest.
   std::future<std::optional<plan::RuleLocations>> module_rules;  // started on the worker that ran the model
-  options.after_package_model = [&module_rules, &shipped, artifacts, target = options.target,
-                                 jobs = scan::WorkerCount(options.jobs)](std::vector<Finding>& findings) {
-    std::vector<std::string> files;
-    std::set<std::string_view> seen;
-    for (const Finding& f : findings) {
-      if (seen.insert(f.file).second) files.push_back(f.file);
-    }
-    module_rules = std::async(std::launch::async, [&shipped, files = std::move(files), target, jobs]() {
-      try {
-        return std::optional<plan::RuleLocations>(plan::LocateRulesIn(shipped.get(), files, target, jobs));
-      } catch (const std::exception&) {  // the report's end meets it again on the main thread
-        return std::optional<plan::RuleLocations>();
-      }
-    });
-    return std::async(std::launch::async, [&findings, artifacts, target, jobs] {
-      scan::LinkPrebuilt(findings, artifacts.get(), target, jobs);
-    });
-  };
+  options.after_package_model =
+      AfterPackageModel(artifacts, shipped, options.target, scan::WorkerCount(options.jobs), module_rules);
   Result<scan::AuditReport> report = scan::Audit(options);
   progress.Finish();
   if (options.after_cuda_file) hazard::RequireFeatures();

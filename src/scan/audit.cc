@@ -115,6 +115,15 @@ bool ExcludesTarget(const Finding& f, const std::string& target, const std::vect
   return Excludes(f, target, others, /*located=*/true);
 }
 
+std::vector<Finding> KeepExclusions(std::vector<Finding> found, const std::string& target,
+                                    const std::vector<std::string>& others) {
+  std::vector<Finding> kept;
+  for (Finding& f : found) {
+    if (ExcludesTarget(f, target, others)) kept.push_back(std::move(f));
+  }
+  return kept;
+}
+
 void PrepareAuditProcess() {
   static std::once_flag once;
   std::call_once(once, [] {

@@ -102,6 +102,9 @@ std::vector<arch::Arch> VerdictArches(const arch::Arch& target, const std::vecto
 // true or unknown on at least one other, and the branch itself is the cause (its enclosing
 // branch does not already exclude the target, no earlier branch of its chain is taken there).
 bool ExcludesTarget(const Finding& finding, const std::string& target, const std::vector<std::string>& others);
+// The findings of `found` that ExcludesTarget keeps, in their order.
+std::vector<Finding> KeepExclusions(std::vector<Finding> found, const std::string& target,
+                                    const std::vector<std::string>& others);
 
 // The process settings an audit's threads need (libclang's), made once and
 // before any thread starts: Audit makes them, and a caller that starts threads of its own beside

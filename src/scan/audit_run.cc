@@ -138,7 +138,7 @@ void AuditRun::ScanOne(size_t index, WorkerResult& out) {
   const size_t size = store_.SizeOf(index);
   const size_t taken = budget_.Take(size);
   ScanBytes(index, file, out);
-  if (size > kSmallFile) file.Release();
+  file.Release();
   budget_.Give(taken);
 }
 
@@ -237,7 +237,7 @@ void AuditRun::ScanCpp(size_t index, std::string_view contents, WorkerResult& ou
     return;
   }
   std::move(gates->warnings.begin(), gates->warnings.end(), std::back_inserter(out.warnings));
-  std::vector<Finding> kept = Kept(std::move(gates->findings));
+  std::vector<Finding> kept = KeepExclusions(std::move(gates->findings), target_, others_);
   const bool gated =
       std::any_of(kept.begin(), kept.end(), [](const Finding& f) { return f.kind == gate::Kind::kCudaGate; });
   if (gated && options_.after_cuda_file && KindOf(path) == FileKind::kCuda) {
@@ -254,14 +254,6 @@ std::vector<cuda::Token> AuditRun::TokensFor(std::string_view contents) const {
     if (std::optional<std::vector<cuda::Token>> lines = cuda::DirectiveLineTokens(contents)) return std::move(*lines);
   }
   return cuda::Tokenize(contents);
-}
-
-std::vector<Finding> AuditRun::Kept(std::vector<Finding> found) const {
-  std::vector<Finding> kept;
-  for (Finding& f : found) {
-    if (ExcludesTarget(f, target_, others_)) kept.push_back(std::move(f));
-  }
-  return kept;
 }
 
 // The per-file pass (the hazard checks) on the file's kept findings, with the tokens the scan

@@ -77,13 +77,10 @@ class AuditRun {
   void ScanCpp(size_t index, std::string_view contents, WorkerResult& out);
   cuda::GateKinds KindsOf(size_t index, std::string_view contents, bool mentions) const;
   std::vector<cuda::Token> TokensFor(std::string_view contents) const;
-  std::vector<Finding> Kept(std::vector<Finding> found) const;  // those ExcludesTarget keeps
   void CheckHazards(const std::string& path, std::string_view contents, std::vector<cuda::Token>& tokens,
                     const cuda::MacroEnv& env, cuda::CudaGates& gates, std::vector<Finding>& kept,
                     std::vector<Error>& warnings) const;
   AuditReport Merge(std::vector<WorkerResult>& results);
-
-  static constexpr size_t kSmallFile = 256 << 10;
 
   const AuditOptions& options_;
   const cuda::MacroEnv& env_;

@@ -26,7 +26,8 @@ class FileBytes {
   std::string_view view() const {
     return mapped_ ? std::string_view(mapped_, mapped_size_) : std::string_view(buffer_.get(), size_);
   }
-  // After a big file: give its buffer back, so an idle worker does not hold the largest file it read.
+  // After each file: unmaps it, and gives the buffer back when it grew past 256 KiB, so an idle
+  // worker does not hold the largest file it read.
   void Release();
 
  private:

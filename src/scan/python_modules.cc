@@ -64,51 +64,55 @@ PythonModules::Report PythonModules::Take() {
 }
 
 void PythonModules::ScanModule(size_t index) {
-  const std::string& path = files_[index];
   thread_local FileBytes file;
   const size_t taken = budget_.Take(SizeOf(index));
-  Status loaded = file.Load(path);
-  Report own;
-  std::optional<python::ModuleNames> names;
-  std::optional<python::ModuleSummary> gated, other;
-  std::vector<python::BranchChain> chains;
-  if (!loaded) {
-    own.errors.push_back(loaded.error());
-  } else {
-    ++own.parsed;
-    Result<python::ScannedModule> scanned = python::ScanPythonModule(path, file.view(), arches_);
-    if (!scanned) {
-      own.errors.push_back(scanned.error());
-    } else {
-      names = python::NamesOf(scanned->summary);
-      if (!scanned->summary.gates.empty()) {
-        gated = std::move(scanned->summary);
-      } else if (KeepSummary(file.view().size())) {
-        chains = scanned->summary.chains;
-        other = std::move(scanned->summary);
-      } else {
-        chains = std::move(scanned->summary.chains);
-      }
-      for (Finding& f : scanned->findings) {
-        if (ExcludesTarget(f, target_, others_)) own.findings.push_back(std::move(f));
-      }
-      if (!own.findings.empty() && options_.after_python_file) {
-        options_.after_python_file(path, file.view(), scanned->syntax, own.findings);
-      }
-    }
-  }
-  if (SizeOf(index) > kSmallFile) file.Release();
+  ScannedModule scanned = Read(index, file);
+  file.Release();
   budget_.Give(taken);
-  {
-    std::lock_guard<std::mutex> lock(mutex_);
-    if (names) module_names_.emplace_back(index, std::move(*names));
-    if (gated) gated_modules_.emplace(path, std::move(*gated));
-    if (other) other_modules_.emplace(path, std::move(*other));
-    if (!own.findings.empty() && !chains.empty()) chains_.emplace(path, std::move(chains));
-    std::move(own.findings.begin(), own.findings.end(), std::back_inserter(report_.findings));
-    std::move(own.errors.begin(), own.errors.end(), std::back_inserter(report_.errors));
-    report_.parsed += own.parsed;
+  std::lock_guard<std::mutex> lock(mutex_);
+  Add(index, std::move(scanned));
+}
+
+// The module's kept findings (linked to what it loads while its bytes are at hand) and what the
+// package model needs of it.
+PythonModules::ScannedModule PythonModules::Read(size_t index, FileBytes& file) {
+  const std::string& path = files_[index];
+  ScannedModule out;
+  if (Status loaded = file.Load(path); !loaded) {
+    out.own.errors.push_back(loaded.error());
+    return out;
   }
+  ++out.own.parsed;
+  Result<python::ScannedModule> scanned = python::ScanPythonModule(path, file.view(), arches_);
+  if (!scanned) {
+    out.own.errors.push_back(scanned.error());
+    return out;
+  }
+  out.names = python::NamesOf(scanned->summary);
+  if (!scanned->summary.gates.empty()) {
+    out.gated = std::move(scanned->summary);
+  } else if (KeepSummary(file.view().size())) {
+    out.chains = scanned->summary.chains;
+    out.other = std::move(scanned->summary);
+  } else {
+    out.chains = std::move(scanned->summary.chains);
+  }
+  out.own.findings = KeepExclusions(std::move(scanned->findings), target_, others_);
+  if (!out.own.findings.empty() && options_.after_python_file) {
+    options_.after_python_file(path, file.view(), scanned->syntax, out.own.findings);
+  }
+  return out;
+}
+
+void PythonModules::Add(size_t index, ScannedModule scanned) {
+  const std::string& path = files_[index];
+  if (scanned.names) module_names_.emplace_back(index, std::move(*scanned.names));
+  if (scanned.gated) gated_modules_.emplace(path, std::move(*scanned.gated));
+  if (scanned.other) other_modules_.emplace(path, std::move(*scanned.other));
+  if (!scanned.own.findings.empty() && !scanned.chains.empty()) chains_.emplace(path, std::move(scanned.chains));
+  std::move(scanned.own.findings.begin(), scanned.own.findings.end(), std::back_inserter(report_.findings));
+  std::move(scanned.own.errors.begin(), scanned.own.errors.end(), std::back_inserter(report_.errors));
+  report_.parsed += scanned.own.parsed;
   ++scanned_;
 }
 

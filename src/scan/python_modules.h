@@ -12,6 +12,7 @@
 #include <future>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -49,15 +50,24 @@ class PythonModules {
   Report Take();
 
  private:
-  static constexpr size_t kSmallFile = 256 << 10;  // a worker keeps its buffer after a smaller module
   // The largest module a round's idle worker takes: 1-2 ms, so that the round ends at most that
   // much later (a 323 KB module, taken at the end of a definitions round, held it 7 ms on 16
   // cores). The larger modules (66 of FlashInfer's 681, half their bytes) are left to the findings
   // round, which has idle workers too while it reads CUTLASS's largest headers.
   static constexpr size_t kFillerBytes = 64 << 10;
 
+  // One module's scan, added to the others' under the lock.
+  struct ScannedModule {
+    Report own;
+    std::optional<python::ModuleNames> names;
+    std::optional<python::ModuleSummary> gated, other;
+    std::vector<python::BranchChain> chains;
+  };
+
   size_t SizeOf(size_t index) const { return index < sizes_.size() ? sizes_[index] : 0; }
   void ScanModule(size_t index);
+  ScannedModule Read(size_t index, FileBytes& file);
+  void Add(size_t index, ScannedModule scanned);
   bool KeepSummary(size_t source_bytes);
   void Model();
   std::vector<python::ModuleSummary> SummariesThatMatter(const std::vector<python::ModuleNames>& names);
