@@ -23,6 +23,7 @@ const FeatureTable* FeaturesOrNone() {
 
 void CheckScanned(CheckOptions options, scan::ScannedFile& file, std::vector<Finding>& findings,
                   std::vector<Error>& warnings) {
+  options.loops = file.loops;
   if (file.directives && file.verdicts) {
     options.directives = file.directives, options.verdicts = file.verdicts;  // as the gates were evaluated
   } else {

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <map>
 #include <set>
+#include <thread>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -95,6 +96,57 @@ Finding EmptyKernelFinding(const std::string& path, const KernelBody& k, const s
   return f;
 }
 
+GateHazard GateOf(const Branch& b, const ParsedSource& source, const CheckOptions& o, const FeatureTable& table,
+                  const SpecificMacros& specific, MatchCache& matches) {
+  GateHazard g;
+  g.line = b.line;
+  g.column = b.column;
+  g.directive = b.directive;
+  g.condition = b.condition;
+  g.condition_span = {b.condition_begin, b.condition_end};
+  g.block = {b.body_begin, b.body_end};
+  g.first_line = source.lines.Line(b.body_begin);
+  g.last_line = source.lines.Line(b.body_end) - 1;
+  g.verdict = b.verdict;
+  g.widen = ClassifyBlock(source, source.contents, b.body_begin, b.body_end, o.target, table, &matches);
+  if (g.widen.safety == Safety::kSafe) g.widen.specific_macro = ArchSpecificMacroOfChain(specific, b);
+  if (!g.widen.specific_macro.empty()) g.widen.safety = Safety::kUnknown;
+  return g;
+}
+
+// Gates classified a share at a time when the file has enough of them to share.
+constexpr size_t kGatesPerShare = 32;
+
+// The hazards of the gates that keep the target out, in file order. With CheckOptions::loops, a
+// file of hundreds of gates offers them to idle threads a share at a time: the calling thread
+// keeps the file's match cache, a helper starts one per share (a cache only saves repeated
+// table lookups; the answers are the same).
+std::vector<GateHazard> GatesOf(const std::vector<Branch>& branches, size_t target, const ParsedSource& source,
+                                const CheckOptions& o, const FeatureTable& table) {
+  const SpecificMacros specific = SpecificMacrosByChain(branches);
+  std::vector<const Branch*> out_of_target;
+  for (const Branch& b : branches) {
+    if (KeepsTargetOut(b, target)) out_of_target.push_back(&b);
+  }
+  std::vector<GateHazard> gates(out_of_target.size());
+  MatchCache matches;  // the gates' blocks nest and call the same helpers: one cache for the file
+  auto classify = [&](size_t first, size_t end, MatchCache& cache) {
+    for (size_t i = first; i < end; ++i) gates[i] = GateOf(*out_of_target[i], source, o, table, specific, cache);
+  };
+  const size_t shares = (gates.size() + kGatesPerShare - 1) / kGatesPerShare;
+  if (!o.loops || shares < 2) {
+    classify(0, gates.size(), matches);
+    return gates;
+  }
+  const std::thread::id owner = std::this_thread::get_id();
+  o.loops->Run(shares, [&](size_t share) {
+    const size_t first = share * kGatesPerShare, end = std::min(gates.size(), first + kGatesPerShare);
+    MatchCache own;
+    classify(first, end, std::this_thread::get_id() == owner ? matches : own);
+  });
+  return gates;
+}
+
 }  // namespace
 
 gate::WidenHazard WidenOf(const Classification& c, const arch::Arch& target) {
@@ -167,26 +219,8 @@ Result<FileHazards> CheckSource(const std::string& path, const ParsedSource& sou
                                            ? BranchesOf(*o.directives, *o.verdicts)
                                            : FindBranches(contents, source.tokens, o.arches, o.env);
   const size_t target = IndexOf(o.arches, o.target);
-  const SpecificMacros specific = SpecificMacrosByChain(branches);
   FileHazards out;
-  MatchCache matches;  // the gates' blocks nest and call the same helpers: one cache for the file
-  for (const Branch& b : branches) {
-    if (!KeepsTargetOut(b, target)) continue;
-    GateHazard g;
-    g.line = b.line;
-    g.column = b.column;
-    g.directive = b.directive;
-    g.condition = b.condition;
-    g.condition_span = {b.condition_begin, b.condition_end};
-    g.block = {b.body_begin, b.body_end};
-    g.first_line = source.lines.Line(b.body_begin);
-    g.last_line = source.lines.Line(b.body_end) - 1;
-    g.verdict = b.verdict;
-    g.widen = ClassifyBlock(source, contents, b.body_begin, b.body_end, o.target, table, &matches);
-    if (g.widen.safety == Safety::kSafe) g.widen.specific_macro = ArchSpecificMacroOfChain(specific, b);
-    if (!g.widen.specific_macro.empty()) g.widen.safety = Safety::kUnknown;
-    out.gates.push_back(std::move(g));
-  }
+  out.gates = GatesOf(branches, target, source, o, table);
   std::vector<KernelBody> empty;  // on the target only, by the tokens or the parses
   std::set<size_t> settled;       // the bodies the tokens settle
   bool unsettled = false;         // a kernel the tokens find empty, which the parses confirm

@@ -15,6 +15,7 @@
 #include "hazard/features.h"
 #include "gate/finding.h"
 #include "hazard/source.h"
+#include "util/shared_loops.h"
 #include "util/result.h"
 
 namespace archpatch::hazard {
@@ -28,6 +29,9 @@ struct CheckOptions {
   // (the audit's gate scan): the branches are taken from them, and `env` is not read.
   const cuda::DirectiveScan* directives = nullptr;
   const cuda::BranchVerdicts* verdicts = nullptr;
+  // Where the gates' classification may be shared with idle threads (the audit's round: a file
+  // of hundreds of gates); nullptr: all on the calling thread.
+  SharedLoops* loops = nullptr;
 };
 
 // A gate (one #if/#elif/#else branch) that is false on the target and true or unknown on another

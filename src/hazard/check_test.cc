@@ -6,11 +6,14 @@
 #include "hazard/empty_kernel.h"
 #include "report/finding.h"
 
+#include <atomic>
 #include <filesystem>
 #include <fstream>
 #include <map>
 #include <regex>
 #include <sstream>
+#include <thread>
+#include <vector>
 
 #include <gtest/gtest.h>
 
@@ -282,6 +285,49 @@ __device__ void f(unsigned t) {
   ASSERT_EQ(h.gates[0].widen.safety, Safety::kUnsafe);
   EXPECT_EQ(h.gates[0].widen.missing[0].feature->id, "tcgen05");
   EXPECT_EQ(h.gates[0].widen.missing[0].via, "issue");
+}
+
+// A file of hundreds of gates offers their classification to idle threads (CheckOptions::loops,
+// the audit's round): the hazards are those of the calling thread alone, gate for gate, in order.
+TEST(Classify, GatesSharedWithIdleThreadsClassifyAsOnOneThread) {
+  std::string text =
+      "__device__ inline void commit(unsigned t) { asm volatile(\"tcgen05.commit.b64 [%0];\" :: \"r\"(t)); }\n";
+  for (int i = 0; i < 300; ++i) {
+    const char* body = i % 3 == 0   ? "  commit(t);\n"
+                       : i % 3 == 1 ? "  asm volatile(\"wgmma.fence.sync.aligned;\");\n"
+                                    : "  x += 1;\n";
+    text +=
+        "__device__ void f" + std::to_string(i) +
+        "(unsigned t, int x) {\n#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= " + std::to_string(i % 2 ? 900 : 1000) +
+        " && __CUDA_ARCH__ < 1200\n" + body + "#endif\n}\n";
+  }
+  const FileHazards alone = CheckText(text);
+  ASSERT_EQ(alone.gates.size(), 300u);
+  SharedLoops loops;
+  std::atomic<bool> done{false};
+  std::vector<std::thread> helpers;
+  for (int t = 0; t < 3; ++t) helpers.emplace_back([&] { loops.HelpWhile([&] { return !done.load(); }); });
+  CheckOptions o;
+  o.target = *arch::ParseArch("sm_120");
+  o.features = &Table();
+  o.env.undef_unknown = true;
+  o.loops = &loops;
+  Result<FileHazards> shared = CheckFile("t.cu", text, o);
+  done = true;
+  loops.Wake();
+  for (std::thread& t : helpers) t.join();
+  ASSERT_TRUE(shared.ok());
+  ASSERT_EQ(shared->gates.size(), alone.gates.size());
+  for (size_t i = 0; i < alone.gates.size(); ++i) {
+    const GateHazard &a = alone.gates[i], &b = shared->gates[i];
+    EXPECT_EQ(b.line, a.line);
+    EXPECT_EQ(b.widen.safety, a.widen.safety) << "gate at line " << a.line;
+    ASSERT_EQ(b.widen.missing.size(), a.widen.missing.size()) << "gate at line " << a.line;
+    for (size_t m = 0; m < a.widen.missing.size(); ++m) {
+      EXPECT_EQ(b.widen.missing[m].feature->id, a.widen.missing[m].feature->id);
+      EXPECT_EQ(b.widen.missing[m].via, a.widen.missing[m].via);
+    }
+  }
 }
 
 TEST(Annotate, CudaGateFindingsGetTheWidenVerdictBySpan) {

@@ -17,6 +17,7 @@
 #include "python/scanner.h"
 #include "scan/walk.h"
 #include "util/result.h"
+#include "util/shared_loops.h"
 
 namespace archpatch::cuda {
 struct DirectiveScan;   // cuda/directives.h
@@ -44,6 +45,8 @@ struct ScannedFile {
   // and its functions (a gate was located), so a pass need not build them again.
   cuda::LineIndex* lines = nullptr;
   const cuda::AllFunctions* functions = nullptr;
+  // Where the pass may offer a long per-gate loop to the round's idle workers (util/shared_loops.h).
+  SharedLoops* loops = nullptr;
 };
 // Gets the file's findings that the audit keeps (it may annotate them and add its own) and the
 // audit's warnings. Runs on worker threads: it must be safe to call concurrently.

@@ -102,6 +102,7 @@ void AuditRun::Work(WorkerResult& out) {
   for (size_t k = next_++; k < files_.size(); k = next_++) {
     ScanOne(order[k], out);
     const size_t done = ++done_;
+    if (done == files_.size()) loops_.Wake();  // the helpers below may leave
     if (round_ != Round::kFindings) continue;
     if (options_.on_file_done) options_.on_file_done(done, files_.size());
     python_.ModelWhenScanned();  // beside the C/C++ files still being read
@@ -112,6 +113,9 @@ void AuditRun::Work(WorkerResult& out) {
     while (done_ < files_.size() && python_.ScanSmallest()) {
     }
   }
+  // Then the per-gate loops that the workers on the last, largest files offer (the hazard
+  // checks' classification of CUTLASS's 700-gate headers), until the round's last file is done.
+  loops_.HelpWhile([this] { return done_ < files_.size(); });
 }
 
 void AuditRun::ScanOne(size_t index, WorkerResult& out) {
@@ -261,7 +265,7 @@ std::vector<cuda::Token> AuditRun::TokensFor(std::string_view contents) const {
 // (cuda::WithoutOwnMacros), so widening `#if ... #define X` reaches the file's `#if X` blocks.
 void AuditRun::CheckHazards(const std::string& path, std::string_view contents, std::vector<cuda::Token>& tokens,
                             const cuda::MacroEnv& env, cuda::CudaGates& gates, std::vector<Finding>& kept,
-                            std::vector<Error>& warnings) const {
+                            std::vector<Error>& warnings) {
   const cuda::DirectiveScan* directives = gates.directives.get();
   cuda::MacroEnv own;
   if (!env.per_arch.empty()) {
@@ -275,7 +279,8 @@ void AuditRun::CheckHazards(const std::string& path, std::string_view contents, 
                       directives,
                       gates.verdicts.get(),
                       gates.lines ? &*gates.lines : nullptr,
-                      gates.functions.get()};
+                      gates.functions.get(),
+                      &loops_};
   options_.after_cuda_file(scanned, kept, warnings);
 }
 

@@ -79,7 +79,7 @@ class AuditRun {
   std::vector<cuda::Token> TokensFor(std::string_view contents) const;
   void CheckHazards(const std::string& path, std::string_view contents, std::vector<cuda::Token>& tokens,
                     const cuda::MacroEnv& env, cuda::CudaGates& gates, std::vector<Finding>& kept,
-                    std::vector<Error>& warnings) const;
+                    std::vector<Error>& warnings);
   AuditReport Merge(std::vector<WorkerResult>& results);
 
   const AuditOptions& options_;
@@ -101,6 +101,7 @@ class AuditRun {
   const std::vector<size_t>* order_ = nullptr;  // the order workers take the files in (Run)
   std::atomic<size_t> next_{0};
   std::atomic<size_t> done_{0};  // files this round's workers are done with
+  SharedLoops loops_;            // offered by the workers on the largest files, taken by idle ones
 };
 
 }  // namespace archpatch::scan

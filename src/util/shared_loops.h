@@ -1,0 +1,47 @@
+// Loops whose iterations idle threads may share. A worker pool's round ends on its largest file
+// (CUTLASS's 2.8-2.9 MB cute/arch/mma_sm90_gmma*_ext.hpp: 700 gates to classify on one worker
+// while, on 16 cores, the 15 others were done 10-15 ms earlier). The worker on that file offers
+// its per-gate loop here (Run); workers with no file left take iterations of it (HelpWhile)
+// instead of waiting for the round's end. Nothing runs on a thread of its own: with every worker
+// busy, the owner runs its loop alone, as before (threads started for a big file's parts had
+// competed with the busy workers, and were slower).
+#pragma once
+
+#include <condition_variable>
+#include <cstddef>
+#include <functional>
+#include <list>
+#include <mutex>
+
+namespace archpatch {
+
+class SharedLoops {
+ public:
+  SharedLoops() = default;
+  SharedLoops(const SharedLoops&) = delete;
+  SharedLoops& operator=(const SharedLoops&) = delete;
+
+  // Calls work(i) once for every i in [0, count), on this thread and on threads in HelpWhile;
+  // returns when every call is done. The first exception a call throws is thrown here, after the
+  // others are done.
+  void Run(size_t count, const std::function<void(size_t)>& work);
+
+  // Runs iterations of the loops being Run until keep_waiting() is false; while there is none
+  // to take, waits (without spinning) for a loop or for Wake(). keep_waiting is called with the
+  // loops' lock held: it must be cheap and must not call back here.
+  void HelpWhile(const std::function<bool()>& keep_waiting);
+
+  // Makes the threads in HelpWhile ask keep_waiting again (what it reads has changed).
+  void Wake();
+
+ private:
+  struct Loop;
+  void RunSome(Loop& loop);
+  Loop* Open();
+
+  std::mutex mutex_;
+  std::condition_variable changed_;
+  std::list<Loop*> loops_;  // being Run, oldest first
+};
+
+}  // namespace archpatch
