@@ -52,6 +52,25 @@ TEST(ApplyBadInput, ReadOnlyFileIsRefusedBeforeAnyWrite) {
   EXPECT_EQ(Snapshot(env.site()), before);
 }
 
+// The manifest is JSON: a file name that is not UTF-8 cannot be recorded, so it is refused
+// before any backup is written (the journal's write had failed on it, backups left behind).
+TEST(ApplyBadInput, AFileNameThatIsNotUtf8IsRefusedBeforeAnyWrite) {
+  StoreEnv env;
+  std::filesystem::rename(env.file("minipkg/jit.py"), env.file("minipkg/j\xffit.py"));
+  std::string rule = ReadFile(Rule("minipkg-py"));
+  rule.replace(rule.find("file: minipkg/jit.py"), 20, "file: minipkg/j*it.py");
+  const std::filesystem::path rule_path = env.dir() / "minipkg-py.yaml";
+  WriteFile(rule_path, rule);
+  auto before = Snapshot(env.dir());
+  RunResult r = env.Run({"apply", "--rule", rule_path.string()});
+  EXPECT_EQ(r.exit_code, 3) << r.err;
+  EXPECT_EQ(r.err,
+            "archpatch: error: minipkg/j\xffit.py: the path is not UTF-8 and archpatch's manifest (JSON) cannot "
+            "record it; rename the file or edit it by hand; nothing was changed\n");
+  EXPECT_EQ(Snapshot(env.dir()), before);
+  EXPECT_FALSE(std::filesystem::exists(env.site() / ".archpatch"));
+}
+
 TEST(ApplyBadInput, ReadOnlyDirectoryIsRefusedBeforeAnyWrite) {
   StoreEnv env;
   ASSERT_EQ(chmod(env.file("minipkg/include").c_str(), 0555), 0);

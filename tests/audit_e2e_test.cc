@@ -110,6 +110,25 @@ TEST(Audit, SkipsBuildAndGitFoldersAndSymlinkedDirectories) {
   ASSERT_EQ(doc["findings"].size(), 1u);
 }
 
+// A file name is bytes, not text: --json and SARIF print what is not UTF-8 as U+FFFD and stay
+// JSON, on one thread or several (a worker's throw had aborted the audit, exit 134).
+TEST(Audit, FileNamesThatAreNotUtf8KeepTheDocumentsJson) {
+  TempDir dir;
+  const std::string gate = "#if __CUDA_ARCH__ >= 900 && __CUDA_ARCH__ < 1200\nint x;\n#endif\n";
+  for (const char* name : {"a\xff.cu", "b\xfe.cu", "c\xc3.cu", "ok.cu"}) WriteFile(dir.path() / name, gate);
+  for (const char* jobs : {"1", "4"}) {
+    RunResult r = RunArchpatch({"audit", "-j", jobs, "--arch", "sm_120", "--json", dir.path().string()});
+    ASSERT_EQ(r.exit_code, 1) << r.err;
+    const nlohmann::json doc = nlohmann::json::parse(r.out);
+    ASSERT_EQ(doc["findings"].size(), 4u);
+    EXPECT_EQ(doc["findings"][0]["file"], (dir.path() / "a\xef\xbf\xbd.cu").string());
+    EXPECT_EQ(doc["findings"][3]["file"], (dir.path() / "ok.cu").string());
+    r = RunArchpatch({"audit", "-j", jobs, "--arch", "sm_120", "--sarif", dir.path().string()});
+    ASSERT_EQ(r.exit_code, 1) << r.err;
+    EXPECT_NO_THROW((void)nlohmann::json::parse(r.out)) << r.out;
+  }
+}
+
 TEST(Audit, UndefUnknownDecidesProjectMacros) {
   TempDir dir;
   WriteFile(dir.path() / "m.cu", "#if defined(ENABLE_FP8) || __CUDA_ARCH__ >= 1000\nint x;\n#endif\n");

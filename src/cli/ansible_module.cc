@@ -22,6 +22,7 @@
 #include "cli/command.h"
 #include "util/input_file.h"
 #include "util/result.h"
+#include "report/json_text.h"
 
 namespace archpatch::cli {
 namespace {
@@ -190,7 +191,7 @@ int RunAnsibleModule(const std::string& args_file) {
   } catch (const std::exception& e) {
     answer = json{{"changed", false}, {"failed", true}, {"msg", e.what()}};
   }
-  fmt::print("{}\n", answer.dump());
+  fmt::print("{}\n", report::DumpText(answer));
   return answer["failed"].get<bool>() ? 1 : 0;
 }
 

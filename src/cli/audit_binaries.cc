@@ -6,6 +6,7 @@
 #include "binary/output.h"
 #include "binary/python_link.h"
 #include "cli/command.h"
+#include "report/json_text.h"
 
 namespace archpatch::cli {
 
@@ -22,7 +23,7 @@ int RunBinariesOnly(const arch::Arch& target, const std::vector<std::string>& pa
   const binary::BinaryScan scan = binary::ScanBinaries(paths, options);
   for (const Error& e : scan.errors) fmt::print(stderr, "archpatch: error: {}\n", e.str());
   if (json) {
-    fmt::print("{}\n", nlohmann::ordered_json{{"binaries", binary::ToJson(scan)}}.dump(2));
+    fmt::print("{}\n", report::DumpText(nlohmann::ordered_json{{"binaries", binary::ToJson(scan)}}, 2));
   } else {
     fmt::print("{}", binary::FormatText(scan));
   }

@@ -12,6 +12,7 @@
 #include "env/safe_path.h"
 #include "rules/loader.h"
 #include "util/input_file.h"
+#include "report/json_text.h"
 
 namespace archpatch::cli {
 namespace {
@@ -145,7 +146,7 @@ void PrintJson(const Output& out, const apply::ApplyReport& report) {
     j["patched"] = report.failure->patched;
   }
   if (out.diff) j["diff"] = {{"prepared", report.diff}};
-  fmt::print("{}\n", j.dump(2));
+  fmt::print("{}\n", report::DumpText(j, 2));
 }
 
 void PrintText(const Output& out, const apply::ApplyReport& report) {
@@ -164,7 +165,7 @@ int Print(const Output& out, const apply::ApplyReport& report) {
   if (out.json && report.dry_run && !out.check) {  // the complete plan, with its hazards
     nlohmann::ordered_json doc = plan::ToJson(report.plan);
     doc["hazards"] = report.checks.json["hazards"];
-    fmt::print("{}\n", doc.dump(2));
+    fmt::print("{}\n", report::DumpText(doc, 2));
     return report.plan.satisfied() ? kExitFindings : kExitOk;
   }
   out.json ? PrintJson(out, report) : PrintText(out, report);

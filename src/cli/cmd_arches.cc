@@ -5,6 +5,7 @@
 #include "arch/arch.h"
 #include "cli/command.h"
 #include "cli/options.h"
+#include "report/json_text.h"
 
 namespace archpatch::cli {
 
@@ -32,7 +33,7 @@ int RunArches(const Context&, const std::vector<std::string>& args) {
       fmt::print("{:<9}{}\n", a.name(), macros);
     }
   }
-  if (json) fmt::print("{}\n", out.dump(2));
+  if (json) fmt::print("{}\n", report::DumpText(out, 2));
   return kExitOk;
 }
 

@@ -29,6 +29,7 @@
 #include "scan/scan.h"
 #include "scan/groups.h"
 #include "scan/prebuilt_link.h"
+#include "report/json_text.h"
 
 namespace archpatch::cli {
 namespace {
@@ -118,8 +119,9 @@ void PrintJson(const scan::AuditReport& report, const std::vector<gate::Group>& 
   nlohmann::ordered_json against = nlohmann::ordered_json::array();
   for (size_t a = 1; a < report.arches.size(); ++a) against.push_back(report.arches[a].name());
   json.Member("against", against);
-  json.ArrayMember("findings", report.findings.size(), [&](size_t i) { return ToJson(report.findings[i]); });
-  json.ArrayMember("groups", groups.size(), [&](size_t i) { return report::GroupJson(groups[i], report.findings); });
+  json.ArrayMembers(
+      {{"findings", report.findings.size(), [&](size_t i) { return ToJson(report.findings[i]); }},
+       {"groups", groups.size(), [&](size_t i) { return report::GroupJson(groups[i], report.findings); }}});
   json.Member("files_scanned", report.files_scanned);
   json.Member("files_parsed", report.files_parsed);
   json.ArrayMember("errors", report.errors.size(), [&](size_t i) { return ErrorJson(report.errors[i]); });
@@ -161,7 +163,7 @@ void PrintSarif(const scan::AuditReport& report, const std::vector<gate::Group>&
   o.tool_version = ARCHPATCH_VERSION;
   std::error_code ec;
   o.working_dir = std::filesystem::current_path(ec).string();
-  fmt::print("{}\n", report::ToSarif(groups, report.findings, o).dump(2));
+  fmt::print("{}\n", report::IndentedText(report::ToSarif(groups, report.findings, o), 0));  // dump(2), faster
 }
 
 // Problems with single files never stop the audit: they go to stderr, in file order.

@@ -7,6 +7,7 @@
 #include "cli/options.h"
 #include "cli/store_support.h"
 #include "store/caches.h"
+#include "report/json_text.h"
 
 namespace archpatch::cli {
 namespace {
@@ -85,7 +86,8 @@ int RunCaches(const Context&, const std::vector<std::string>& args) {
   if (parsed.vars.count("json")) {
     fmt::print(
         "{}\n",
-        json{{"action", action}, {"dry_run", dry}, {"changed", clear && !dry && total_files > 0}, {"caches", out}}.dump(
+        report::DumpText(
+            json{{"action", action}, {"dry_run", dry}, {"changed", clear && !dry && total_files > 0}, {"caches", out}},
             2));
   } else {
     for (const json& c : out) {

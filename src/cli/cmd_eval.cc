@@ -13,6 +13,7 @@
 #include "cuda/expression_file.h"
 #include "cuda/macro_env.h"
 #include "util/result.h"
+#include "report/json_text.h"
 
 namespace archpatch::cli {
 namespace {
@@ -106,7 +107,7 @@ int RunEval(const Context&, const std::vector<std::string>& args) {
                                               {"line", e.line + error.where.line - 1},
                                               {"column", column},
                                               {"message", error.message}};
-        fmt::print("{}\n", nlohmann::ordered_json{{"expr", e.text}, {"error", where}}.dump());
+        fmt::print("{}\n", report::DumpText(nlohmann::ordered_json{{"expr", e.text}, {"error", where}}));
       }
       exit_code = kExitUsage;
       continue;
@@ -119,7 +120,7 @@ int RunEval(const Context&, const std::vector<std::string>& args) {
       human += fmt::format(" {}={}", arches[i].name(), TriName(verdicts[i]));
     }
     if (json) {
-      fmt::print("{}\n", nlohmann::ordered_json{{"expr", e.text}, {"verdict", verdict}}.dump());
+      fmt::print("{}\n", report::DumpText(nlohmann::ordered_json{{"expr", e.text}, {"verdict", verdict}}));
     } else {
       fmt::print("{}:{}\n", e.text, human);
     }

@@ -7,6 +7,7 @@
 #include "cli/command.h"
 #include "cli/options.h"
 #include "cli/store_support.h"
+#include "report/json_text.h"
 
 namespace archpatch::cli {
 namespace {
@@ -69,7 +70,7 @@ int Print(const apply::RevertReport& report, bool as_json) {
                    {"rules", items},
                    {"notes", report.notes},
                    {"recovered", ToJson(report.recovered)}};
-    fmt::print("{}\n", result.dump(2));
+    fmt::print("{}\n", report::DumpText(result, 2));
   } else {
     for (const std::string& line : lines) fmt::print("{}\n", line);
     for (const std::string& note : report.notes) fmt::print("note: {}\n", note);

@@ -10,6 +10,7 @@
 #include "plan/rule_fixture.h"
 #include "rules/loader.h"
 #include "util/result.h"
+#include "report/json_text.h"
 
 namespace archpatch::cli {
 namespace {
@@ -70,7 +71,7 @@ int List(bool json) {
                  rule->summary);
     }
   }
-  if (json) fmt::print("{}\n", out.dump(2));
+  if (json) fmt::print("{}\n", report::DumpText(out, 2));
   return status;
 }
 
@@ -78,7 +79,7 @@ int Show(const std::string& id, bool json) {
   Result<rules::Rule> rule = rules::LoadRule(id);
   if (!rule) throw UsageError(rule.error().str());
   if (json) {
-    fmt::print("{}\n", RuleJson(*rule).dump(2));
+    fmt::print("{}\n", report::DumpText(RuleJson(*rule), 2));
     return kExitOk;
   }
   const rules::Rule& r = *rule;

@@ -8,6 +8,7 @@
 #include "cli/options.h"
 #include "cli/store_support.h"
 #include "store/transaction.h"
+#include "report/json_text.h"
 
 namespace archpatch::cli {
 namespace {
@@ -95,7 +96,7 @@ int RunStatus(const Context&, const std::vector<std::string>& args) {
   apply::RealLocker locker;
   const apply::StatusReport report = apply::ReadStatus(disk, locker, env.site_packages);
   if (parsed.vars.count("json")) {
-    fmt::print("{}\n", StatusJson(report).dump(2));
+    fmt::print("{}\n", report::DumpText(StatusJson(report), 2));
   } else {
     PrintHuman(report);
   }

@@ -10,6 +10,7 @@
 #include "cli/store_support.h"
 #include "suggest/output.h"
 #include "suggest/suggest.h"
+#include "report/json_text.h"
 
 namespace archpatch::cli {
 namespace {
@@ -101,7 +102,7 @@ void PrintJson(const suggest::Suggestions& s, const suggest::WriteReport& w, con
   Json doc = {
       {"arch", o.target.name()}, {"out", out.string()},         {"root_causes", s.root_causes},   {"rules", rules},
       {"refused", refused},      {"written", Paths(w.written)}, {"unchanged", Paths(w.unchanged)}};
-  fmt::print("{}\n", doc.dump(2));
+  fmt::print("{}\n", report::DumpText(doc, 2));
 }
 
 }  // namespace

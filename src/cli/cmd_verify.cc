@@ -8,6 +8,7 @@
 #include "cli/hazard_cli.h"
 #include "cli/options.h"
 #include "cli/store_support.h"
+#include "report/json_text.h"
 
 namespace archpatch::cli {
 namespace {
@@ -73,7 +74,7 @@ int RunVerify(const Context& ctx, const std::vector<std::string>& args) {
                 {"checks", {"record"}},
                 {"distributions", results},
                 {"drift", report.drift}};
-    fmt::print("{}\n", out.dump(2));
+    fmt::print("{}\n", report::DumpText(out, 2));
   } else {
     PrintHuman(report);
   }

@@ -6,6 +6,7 @@
 
 #include "apply/verify.h"
 #include "cli/store_support.h"
+#include "report/json_text.h"
 
 namespace archpatch::cli {
 
@@ -54,7 +55,7 @@ int RunVerifyProof(const Context&, const std::vector<std::string>& args) {
   apply::RealLocker locker;
   const apply::PlanProof proof = apply::ProveRules(disk, locker, environment, wanted, options);
   if (vars.count("json")) {
-    fmt::print("{}\n", apply::ToJson(proof).dump(2));
+    fmt::print("{}\n", report::DumpText(apply::ToJson(proof), 2));
   } else {
     for (const std::string& line : apply::DescribeProof(proof)) fmt::print("{}\n", line);
   }

@@ -1,4 +1,5 @@
 #include "cli/store_support.h"
+#include "report/json_text.h"
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -64,7 +65,7 @@ nlohmann::json ToJson(const std::vector<store::CacheRecord>& caches) {
 
 void PrintJsonFailure(const std::string& message, bool changed) {
   nlohmann::json out = {{"changed", changed}, {"failed", true}, {"msg", message}, {"rules", nlohmann::json::array()}};
-  fmt::print("{}\n", out.dump(2));
+  fmt::print("{}\n", report::DumpText(out, 2));
 }
 
 }  // namespace archpatch::cli

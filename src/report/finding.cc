@@ -1,5 +1,7 @@
 #include "report/finding.h"
 
+#include <utility>
+
 namespace archpatch {
 namespace report {
 namespace {
@@ -35,7 +37,7 @@ void AddVia(json& j, const std::vector<gate::Place>& via) {
   if (via.empty()) return;
   json places = json::array();
   for (const gate::Place& p : via) places.push_back(PlaceJson(p));
-  j["via"] = places;
+  j["via"] = std::move(places);
 }
 
 json PythonValueJson(const gate::PythonValue& v) {
@@ -99,7 +101,7 @@ void AddForm(json& j, const gate::PythonForm& p, const Finding& f) {
     for (const gate::PythonTerm& t : p.terms) {
       parts.push_back({{"operand", t.operand}, {"op", t.op}, {"value", PythonValueJson(t.value)}});
     }
-    j["values"] = parts;
+    j["values"] = std::move(parts);
   } else {
     j["operand"] = p.operand;
     j["op"] = p.op;
@@ -125,7 +127,7 @@ void AddEmptyKernel(json& j, const gate::EmptyKernel& k) {
     if (g.widen) x["widen"] = WidenJson(*g.widen);
     gates.push_back(x);
   }
-  j["gates"] = gates;
+  j["gates"] = std::move(gates);
 }
 
 void AddBinary(json& j, const gate::BinaryCoverage& b) {
@@ -140,7 +142,7 @@ void AddBinary(json& j, const gate::BinaryCoverage& b) {
   const gate::TargetCoverage first = b.targets.empty() ? gate::TargetCoverage{} : b.targets.front();
   j["status"] = first.status;
   j["runs"] = first.runs ? json(*first.runs) : json();
-  j["targets"] = targets;
+  j["targets"] = std::move(targets);
   if (!b.distribution.empty()) j["distribution"] = b.distribution;
 }
 
@@ -150,7 +152,7 @@ void AddClassification(json& j, const gate::Classification& c) {
   if (!c.target_takes) return;
   json takes = {{"holds", gate::BlockHoldsName(c.target_takes->holds)}, {"certain", c.target_takes->certain}};
   if (c.target_takes->line > 0) takes["line"] = c.target_takes->line;
-  j["target_takes"] = takes;
+  j["target_takes"] = std::move(takes);
 }
 
 }  // namespace
@@ -170,10 +172,10 @@ json WidenJson(const gate::WidenHazard& w) {
   j["target"] = w.target;
   json needs = json::array();
   for (const gate::FeatureUse& u : w.needs) needs.push_back(UseJson(u));
-  j["needs"] = needs;
+  j["needs"] = std::move(needs);
   json uses = json::array();
   for (const gate::FeatureUse& u : w.uses) uses.push_back(UseJson(u));
-  j["uses"] = uses;
+  j["uses"] = std::move(uses);
   j["unseen_calls"] = w.unseen_calls;
   if (!w.available_on_variant.empty()) j["available_on_variant"] = w.available_on_variant;
   return j;

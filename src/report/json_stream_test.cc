@@ -3,6 +3,7 @@
 
 #include <cstdio>
 #include <string>
+#include <vector>
 
 #include <gtest/gtest.h>
 
@@ -55,8 +56,8 @@ TEST(JsonObjectStream, SameBytesAsTheWholeDocumentsDump) {
   EXPECT_EQ(streamed, doc.dump(2) + "\n");
 }
 
-// Several threads make the elements, batch by batch (2048 a batch: 5000 cross two boundaries);
-// the bytes and their order stay the dump's.
+// Several threads make the elements (at most 2048 ahead of the one printed: 5000 wrap that
+// window twice); the bytes and their order stay the dump's.
 TEST(JsonObjectStream, ElementsMadeByWorkersPrintInOrder) {
   Json findings = Json::array();
   for (int i = 0; i < 5000; ++i) {
@@ -72,6 +73,54 @@ TEST(JsonObjectStream, ElementsMadeByWorkersPrintInOrder) {
         jobs);
     EXPECT_EQ(streamed, doc.dump(2) + "\n") << jobs << " jobs";
   }
+}
+
+// Arrays made by one set of threads, empty ones among them, print as the members they are.
+TEST(JsonObjectStream, ArraysInARowPrintAsTheDocumentsMembers) {
+  Json findings = Json::array(), groups = Json::array();
+  for (int i = 0; i < 3000; ++i) findings.push_back({{"file", "f" + std::to_string(i) + ".cu"}, {"line", i}});
+  for (int i = 0; i < 40; ++i) groups.push_back({{"id", "G" + std::to_string(i)}, {"places", Json::array({i})}});
+  auto element = [](const Json& array) { return [&array](size_t i) { return array[i]; }; };
+  for (int jobs : {1, 3, 8}) {
+    for (bool empty_first : {false, true}) {
+      Json doc;
+      doc["arch"] = "sm_120";
+      if (empty_first) doc["none"] = Json::array();
+      doc["findings"] = findings;
+      doc["errors"] = Json::array();
+      doc["groups"] = groups;
+      doc["warnings"] = Json::array();
+      const std::string streamed = Streamed(
+          [&](JsonObjectStream& json) {
+            json.Member("arch", "sm_120");
+            std::vector<JsonObjectStream::Array> arrays;
+            if (empty_first) arrays.push_back({"none", 0, element(Json::array())});
+            arrays.push_back({"findings", findings.size(), element(findings)});
+            arrays.push_back({"errors", 0, element(Json::array())});
+            arrays.push_back({"groups", groups.size(), element(groups)});
+            arrays.push_back({"warnings", 0, element(Json::array())});
+            json.ArrayMembers(arrays);
+          },
+          jobs);
+      EXPECT_EQ(streamed, doc.dump(2) + "\n") << jobs << " jobs, empty first: " << empty_first;
+    }
+  }
+}
+
+// A file name is bytes: one that is not UTF-8 prints as U+FFFD, and the document stays JSON
+// (nlohmann's default threw, half-way through the document or on a worker thread).
+TEST(JsonObjectStream, BytesThatAreNotUtf8PrintAsReplacementCharacters) {
+  const Json findings = Json::array({{{"file", "/site/k\xff.cu"}}, {{"file", "ok.cu"}}});
+  const std::string streamed = Streamed(
+      [&](JsonObjectStream& json) {
+        json.Member("root", "/site/\xfe");
+        json.ArrayMember("findings", findings.size(), [&](size_t i) { return findings[i]; });
+      },
+      2);
+  const Json parsed = Json::parse(streamed);
+  EXPECT_EQ(parsed["root"], "/site/\xef\xbf\xbd");
+  EXPECT_EQ(parsed["findings"][0]["file"], "/site/k\xef\xbf\xbd.cu");
+  EXPECT_EQ(parsed["findings"][1]["file"], "ok.cu");
 }
 
 TEST(JsonObjectStream, AnEmptyObjectIsBraces) {

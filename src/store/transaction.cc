@@ -130,7 +130,23 @@ Result<fs::path> CheckStatePath(StateDir& state, const std::string& relative) {
   return inside;
 }
 
+// The manifest and the journal are JSON, whose strings are Unicode: a file name that is not UTF-8
+// could not be recorded, and the transaction stopped at its journal with backups written.
+bool IsUtf8(const std::string& text) {
+  try {
+    (void)nlohmann::json(text).dump();
+    return true;
+  } catch (const nlohmann::json::type_error&) {
+    return false;
+  }
+}
+
 Status CheckEditablePath(StateDir& state, const std::string& relative) {
+  if (!IsUtf8(relative)) {
+    return Refuse(relative,
+                  "the path is not UTF-8 and archpatch's manifest (JSON) cannot record it; rename the file or "
+                  "edit it by hand; nothing was changed");
+  }
   Result<fs::path> inside = CheckStatePath(state, relative);
   if (!inside) return inside.error();
   if (!state.disk().Stat(*inside).exists()) return Refuse(relative, "no such file; nothing was changed");

@@ -6,7 +6,11 @@
 
 #include <algorithm>
 #include <atomic>
+#include <condition_variable>
 #include <cstddef>
+#include <exception>
+#include <mutex>
+#include <optional>
 #include <thread>
 #include <vector>
 
@@ -25,6 +29,84 @@ void ParallelFor(size_t count, int jobs, Work&& work) {
   for (size_t t = 1; t < threads; ++t) helpers.emplace_back(run);
   run();
   for (std::thread& t : helpers) t.join();
+}
+
+// Calls make(i) for every i in [0, count) on at most `jobs` threads, the caller's among them, and
+// use(i, made) on the calling thread in the order of i, each as soon as it and those before it
+// are made: the caller makes too while the next to use is not ready. At most `window` results
+// are held. The first exception that make or use throws stops the rest and is thrown here.
+// (An audit's JSON: the elements made on every core while the caller prints them, where a batch
+// at a time left the cores idle during each batch's printing and its slowest element.)
+template <class T, class Make, class Use>
+void ParallelInOrder(size_t count, int jobs, size_t window, Make&& make, Use&& use) {
+  window = std::max<size_t>(window, 1);
+  std::mutex mutex;
+  std::condition_variable made_one, used_one;
+  std::vector<std::optional<T>> slots(std::min(window, count));
+  size_t next = 0, used = 0;  // under mutex
+  std::exception_ptr failure;
+  // The next index to make, if one may be made now; locked by the caller.
+  auto take = [&]() -> std::optional<size_t> {
+    if (failure || next >= count || next >= used + window) return std::nullopt;
+    return next++;
+  };
+  auto make_one = [&](std::unique_lock<std::mutex>& lock, size_t i) {
+    lock.unlock();
+    std::optional<T> result;
+    std::exception_ptr error;
+    try {
+      result.emplace(make(i));
+    } catch (...) {
+      error = std::current_exception();
+    }
+    lock.lock();
+    if (error && !failure) failure = error;
+    slots[i % slots.size()] = std::move(result);
+    made_one.notify_all();
+  };
+  auto helper = [&] {
+    std::unique_lock<std::mutex> lock(mutex);
+    for (;;) {
+      if (std::optional<size_t> i = take()) {
+        make_one(lock, *i);
+      } else if (failure || next >= count) {
+        return;
+      } else {
+        used_one.wait(lock);
+      }
+    }
+  };
+  std::vector<std::thread> helpers;
+  const size_t threads = std::min<size_t>(std::max(jobs, 1), count);
+  for (size_t t = 1; t < threads; ++t) helpers.emplace_back(helper);
+  {
+    std::unique_lock<std::mutex> lock(mutex);
+    while (used < count && !failure) {
+      std::optional<T>& slot = slots[used % slots.size()];
+      if (slot) {
+        T ready = std::move(*slot);
+        slot.reset();
+        lock.unlock();
+        try {
+          use(used, ready);
+        } catch (...) {
+          lock.lock();
+          failure = std::current_exception();
+          break;
+        }
+        lock.lock();
+        ++used;
+        used_one.notify_all();
+      } else if (std::optional<size_t> i = take()) {
+        make_one(lock, *i);
+      } else {
+        made_one.wait(lock);
+      }
+    }
+    used_one.notify_all();  // helpers waiting for room see the failure or the end
+  }
+  for (std::thread& t : helpers) t.join();
+  if (failure) std::rethrow_exception(failure);
 }
 
 }  // namespace archpatch

@@ -2,6 +2,8 @@
 
 #include <mutex>
 #include <set>
+#include <stdexcept>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -29,6 +31,53 @@ TEST(ParallelFor, WorksEveryIndexOnceOnSeveralThreads) {
 TEST(ParallelFor, NothingToDoStartsNoWork) {
   int calls = 0;
   ParallelFor(0, 8, [&](size_t) { ++calls; });
+  EXPECT_EQ(calls, 0);
+}
+
+// The caller sees every result once, in index order, however the threads finish; no more than
+// the window are made ahead of it.
+TEST(ParallelInOrder, UsesEachResultOnceInOrderWithinTheWindow) {
+  for (int jobs : {1, 2, 5, 16}) {
+    std::atomic<size_t> used{0}, most_ahead{0};
+    std::vector<size_t> order;
+    ParallelInOrder<std::string>(
+        3000, jobs, 64,
+        [&](size_t i) {
+          const size_t ahead = i - used.load();
+          for (size_t m = most_ahead.load(); ahead > m && !most_ahead.compare_exchange_weak(m, ahead);) {
+          }
+          if (i % 7 == 0) std::this_thread::yield();  // finish out of order
+          return std::to_string(i);
+        },
+        [&](size_t i, const std::string& made) {
+          EXPECT_EQ(made, std::to_string(i));
+          order.push_back(i);
+          used = i + 1;
+        });
+    ASSERT_EQ(order.size(), 3000u) << jobs << " jobs";
+    for (size_t i = 0; i < order.size(); ++i) ASSERT_EQ(order[i], i) << jobs << " jobs";
+    EXPECT_LT(most_ahead.load(), 64u) << jobs << " jobs";
+  }
+}
+
+// A failure on a helper thread reaches the caller as the exception, not as std::terminate.
+TEST(ParallelInOrder, AnExceptionInMakeOrUseIsThrownToTheCaller) {
+  for (int jobs : {1, 4}) {
+    auto make = [](size_t i) {
+      if (i == 500) throw std::runtime_error("bad element");
+      return i;
+    };
+    EXPECT_THROW(ParallelInOrder<size_t>(2000, jobs, 16, make, [](size_t, size_t) {}), std::runtime_error);
+    auto use = [](size_t i, size_t) {
+      if (i == 3) throw std::invalid_argument("cannot print");
+    };
+    EXPECT_THROW(ParallelInOrder<size_t>(2000, jobs, 16, [](size_t i) { return i; }, use), std::invalid_argument);
+  }
+}
+
+TEST(ParallelInOrder, NothingToDoCallsNothing) {
+  int calls = 0;
+  ParallelInOrder<int>(0, 8, 4, [&](size_t) { return ++calls; }, [&](size_t, int) { ++calls; });
   EXPECT_EQ(calls, 0);
 }
 

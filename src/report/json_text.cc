@@ -1,0 +1,121 @@
+#include "report/json_text.h"
+
+#include <string_view>
+#include <unordered_map>
+
+namespace archpatch::report {
+
+std::string DumpText(const nlohmann::ordered_json& value, int indent) {
+  return value.dump(indent, ' ', /*ensure_ascii=*/false, nlohmann::ordered_json::error_handler_t::replace);
+}
+
+std::string DumpText(const nlohmann::json& value, int indent) {
+  return value.dump(indent, ' ', /*ensure_ascii=*/false, nlohmann::json::error_handler_t::replace);
+}
+
+namespace {
+
+using Json = nlohmann::ordered_json;
+
+// The printed text of strings a thread has printed before. An audit's findings repeat most of
+// theirs: keys, "false" 23 times a finding, each instruction's 400-byte source citation twice,
+// explanations, paths. nlohmann's escaping costs about 30 instructions a byte; this is a hash and
+// a copy. Bounded: emptied when it holds more than kCacheBytes (a MiB: one per thread that prints).
+class PrintedStrings {
+ public:
+  // The printed text of `s` (quotes included), or nullptr.
+  const std::string* Find(std::string_view s) const {
+    auto it = texts_.find(s);
+    return it == texts_.end() ? nullptr : &it->second;
+  }
+  void Add(std::string_view s, std::string_view text) {
+    if (s.size() > kLongest) return;
+    if (bytes_ > kCacheBytes) texts_.clear(), bytes_ = 0;
+    bytes_ += s.size() + text.size() + kEntryBytes;
+    texts_.emplace(std::string(s), std::string(text));
+  }
+
+ private:
+  static constexpr size_t kLongest = 4096, kCacheBytes = 1 << 20, kEntryBytes = 96;  // a node and two strings
+  struct Hash {
+    using is_transparent = void;
+    size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
+  };
+  std::unordered_map<std::string, std::string, Hash, std::equal_to<>> texts_;
+  size_t bytes_ = 0;
+};
+
+// dump(2)'s layout, walked here so that strings come from PrintedStrings; nlohmann prints every
+// scalar (and every string the first time). The layout is serializer::dump's: "{\n", each member
+// at depth + 2 as `"key": value` joined by ",\n", then "\n", the depth, "}"; "{}" and "[]" empty.
+class IndentedWriter {
+ public:
+  IndentedWriter(std::string& out, PrintedStrings& printed)
+      : out_(out),
+        printed_(printed),
+        serializer_(nlohmann::detail::output_adapter<char, std::string>(out), ' ', Json::error_handler_t::replace) {}
+
+  void Value(const Json& v, unsigned depth) {
+    switch (v.type()) {
+      case Json::value_t::object: return Object(v, depth);
+      case Json::value_t::array: return Array(v, depth);
+      case Json::value_t::string: return String(v.get_ref<const std::string&>());
+      default: return serializer_.dump(v, /*pretty_print=*/true, /*ensure_ascii=*/false, 2, depth);
+    }
+  }
+
+ private:
+  void String(const std::string& s) {
+    if (const std::string* text = printed_.Find(s)) return void(out_ += *text);
+    const size_t start = out_.size();
+    serializer_.dump(Json(s), false, false, 0, 0);
+    printed_.Add(s, std::string_view(out_).substr(start));
+  }
+
+  void Indent(unsigned depth) { out_.append(depth, ' '); }
+
+  void Object(const Json& v, unsigned depth) {
+    const Json::object_t& members = v.get_ref<const Json::object_t&>();
+    if (members.empty()) return void(out_ += "{}");
+    out_ += "{\n";
+    for (auto it = members.begin(); it != members.end(); ++it) {
+      if (it != members.begin()) out_ += ",\n";
+      Indent(depth + 2);
+      String(it->first);
+      out_ += ": ";
+      Value(it->second, depth + 2);
+    }
+    out_ += '\n';
+    Indent(depth);
+    out_ += '}';
+  }
+
+  void Array(const Json& v, unsigned depth) {
+    const Json::array_t& items = v.get_ref<const Json::array_t&>();
+    if (items.empty()) return void(out_ += "[]");
+    out_ += "[\n";
+    for (auto it = items.begin(); it != items.end(); ++it) {
+      if (it != items.begin()) out_ += ",\n";
+      Indent(depth + 2);
+      Value(*it, depth + 2);
+    }
+    out_ += '\n';
+    Indent(depth);
+    out_ += ']';
+  }
+
+  std::string& out_;
+  PrintedStrings& printed_;
+  nlohmann::detail::serializer<Json> serializer_;  // nlohmann's detail API; its output is `out_`
+};
+
+}  // namespace
+
+std::string IndentedText(const Json& value, unsigned depth) {
+  thread_local PrintedStrings printed;  // per thread: the JSON workers share nothing
+  std::string out;
+  IndentedWriter(out, printed).Value(value, depth);
+  return out;
+}
+
+}  // namespace archpatch::report
