@@ -33,7 +33,7 @@ void CheckScanned(CheckOptions options, scan::ScannedFile& file, std::vector<Fin
   // with the functions the scan found.
   const ParsedSource source =
       FromScan(file.contents, std::move(file.tokens),
-               file.lines ? std::move(*file.lines) : cuda::LineIndex(file.contents), file.functions);
+               file.lines ? std::move(*file.lines) : cuda::LineIndex(file.contents), file.functions, file.loops);
   Result<FileHazards> hazards = CheckSource(file.path, source, options);
   if (!hazards) {
     warnings.push_back(Error{fmt::format("hazard checks skipped: {}", hazards.error().message), {file.path, 0, 0}});

@@ -18,6 +18,7 @@
 #include "cuda/functions.h"
 #include "cuda/tokens.h"
 #include "util/result.h"
+#include "util/shared_loops.h"
 
 namespace archpatch::hazard {
 
@@ -69,8 +70,9 @@ ParsedSource LexSource(std::string_view contents);
 ParsedSource FromTokens(std::string_view contents, std::vector<Token> tokens);
 // The same from what the gate scan built of the file (cuda::CudaGates): its line index over
 // `contents`, and its functions when it found them (nullptr: found here).
+// With `loops`, its passes may run on idle threads (util/shared_loops.h).
 ParsedSource FromScan(std::string_view contents, std::vector<Token> tokens, cuda::LineIndex lines,
-                      const cuda::AllFunctions* functions);
+                      const cuda::AllFunctions* functions, SharedLoops* loops = nullptr);
 
 // The -D flags of one device pass of `arch` (arch::DeviceMacros), for Parse.
 std::vector<std::string> DeviceDefines(const arch::Arch& arch);

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <thread>
 
+#include <spdlog/spdlog.h>
+
 #include "cuda/directive_lines.h"
 #include "cuda/directives.h"
 #include "cuda/tokens.h"
@@ -66,6 +68,8 @@ AuditReport AuditRun::Run() {
   for (int j = 1; j < jobs; ++j) threads.emplace_back([this, &results, j] { Work(results[j]); });
   Work(results[0]);
   for (std::thread& t : threads) t.join();
+  if (const size_t helped = loops_.helped())
+    spdlog::debug("audit: {} shares of per-gate loops run by idle workers", helped);
   return Merge(results);
 }
 

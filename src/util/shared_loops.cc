@@ -32,7 +32,7 @@ void SharedLoops::Run(size_t count, const std::function<void(size_t)>& work) {
 }
 
 // Takes iterations of `loop` until none is left; counts those it ran.
-void SharedLoops::RunSome(Loop& loop) {
+size_t SharedLoops::RunSome(Loop& loop) {
   size_t ran = 0;
   std::exception_ptr error;
   for (size_t i = loop.next++; i < loop.count; i = loop.next++) {
@@ -43,11 +43,12 @@ void SharedLoops::RunSome(Loop& loop) {
     }
     ++ran;
   }
-  if (ran == 0) return;
+  if (ran == 0) return 0;
   std::lock_guard<std::mutex> lock(mutex_);
   loop.done += ran;
   if (error && !loop.error) loop.error = error;
   if (loop.done == loop.count) changed_.notify_all();
+  return ran;
 }
 
 // A loop with an iteration left to take, or nullptr; called with mutex_ held.
@@ -62,8 +63,9 @@ void SharedLoops::HelpWhile(const std::function<bool()>& keep_waiting) {
     if (Loop* loop = Open()) {
       ++loop->helpers;  // the owner does not return, and `loop` stays alive, until this is back to 0
       lock.unlock();
-      RunSome(*loop);
+      const size_t ran = RunSome(*loop);
       lock.lock();
+      helped_ += ran;
       if (--loop->helpers == 0) changed_.notify_all();
       continue;
     }

@@ -34,14 +34,21 @@ class SharedLoops {
   // Makes the threads in HelpWhile ask keep_waiting again (what it reads has changed).
   void Wake();
 
+  // Iterations run by threads in HelpWhile so far (for -v).
+  size_t helped() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return helped_;
+  }
+
  private:
   struct Loop;
-  void RunSome(Loop& loop);
+  size_t RunSome(Loop& loop);  // the iterations it ran
   Loop* Open();
 
   std::mutex mutex_;
   std::condition_variable changed_;
   std::list<Loop*> loops_;  // being Run, oldest first
+  size_t helped_ = 0;       // under mutex_
 };
 
 }  // namespace archpatch
