@@ -34,7 +34,7 @@ class SharedLoops {
   // Makes the threads in HelpWhile ask keep_waiting again (what it reads has changed).
   void Wake();
 
-  // Iterations run by threads in HelpWhile so far (for -v).
+  // Iterations run by threads in HelpWhile so far (the audit logs it at -vv).
   size_t helped() {
     std::lock_guard<std::mutex> lock(mutex_);
     return helped_;
