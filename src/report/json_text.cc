@@ -75,33 +75,32 @@ class IndentedWriter {
   void Indent(unsigned depth) { out_.append(depth, ' '); }
 
   void Object(const Json& v, unsigned depth) {
-    const Json::object_t& members = v.get_ref<const Json::object_t&>();
-    if (members.empty()) return void(out_ += "{}");
-    out_ += "{\n";
-    for (auto it = members.begin(); it != members.end(); ++it) {
-      if (it != members.begin()) out_ += ",\n";
-      Indent(depth + 2);
-      String(it->first);
+    Container(v.get_ref<const Json::object_t&>(), '{', '}', depth, [&](const auto& member) {
+      String(member.first);
       out_ += ": ";
-      Value(it->second, depth + 2);
-    }
-    out_ += '\n';
-    Indent(depth);
-    out_ += '}';
+      Value(member.second, depth + 2);
+    });
   }
 
   void Array(const Json& v, unsigned depth) {
-    const Json::array_t& items = v.get_ref<const Json::array_t&>();
-    if (items.empty()) return void(out_ += "[]");
-    out_ += "[\n";
+    Container(v.get_ref<const Json::array_t&>(), '[', ']', depth, [&](const Json& item) { Value(item, depth + 2); });
+  }
+
+  // `open`, each item on a line of its own at depth + 2, joined by ",\n", then `close` at the
+  // depth; `open` and `close` alone when there is none.
+  template <class Items, class WriteItem>
+  void Container(const Items& items, char open, char close, unsigned depth, WriteItem write_item) {
+    out_ += open;
+    if (items.empty()) return void(out_ += close);
+    out_ += '\n';
     for (auto it = items.begin(); it != items.end(); ++it) {
       if (it != items.begin()) out_ += ",\n";
       Indent(depth + 2);
-      Value(*it, depth + 2);
+      write_item(*it);
     }
     out_ += '\n';
     Indent(depth);
-    out_ += ']';
+    out_ += close;
   }
 
   std::string& out_;
