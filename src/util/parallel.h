@@ -45,7 +45,7 @@ void ParallelInOrder(size_t count, int jobs, size_t window, Make&& make, Use&& u
   std::vector<std::optional<T>> slots(std::min(window, count));
   size_t next = 0, used = 0;  // under mutex
   std::exception_ptr failure;
-  // The next index to make, if one may be made now; locked by the caller.
+  // The next index to make, if one may be made now; called with `mutex` held.
   auto take = [&]() -> std::optional<size_t> {
     if (failure || next >= count || next >= used + window) return std::nullopt;
     return next++;
