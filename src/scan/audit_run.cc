@@ -130,6 +130,7 @@ void AuditRun::ScanOne(size_t index, WorkerResult& out) {
   if (round_ == Round::kDefinitions) {
     if (DefineAgain(index, out)) return;
     if (!store_.MayMention(index, *wanted_)) return;  // its directives name none of them
+    if (!store_.MayDefine(index)) return;             // nor define anything: no definition to learn
   }
   if (round_ == Round::kFindings) {
     const DirectiveStore::FirstRead& first = store_.First(index);

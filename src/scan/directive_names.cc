@@ -36,6 +36,26 @@ size_t RegionEnd(std::string_view s, size_t begin) {
   }
 }
 
+// The region as the lexer reads it (cuda/cxx_lexer.cc, clang's getEscapedNewLineSize): a
+// backslash, horizontal blanks, then a newline (\n, \r, \r\n or \n\r) are spliced out, so
+// `#def\<newline>ine` is a #define and `PKG_\<newline>A` one name. Most regions have no backslash
+// and are returned as they are.
+std::string_view WithoutSplices(std::string_view region, std::string& joined) {
+  if (region.find('\\') == std::string_view::npos) return region;
+  auto is = [&](size_t at, std::string_view bytes) { return at < region.size() && bytes.find(region[at]) != bytes.npos; };
+  joined.clear();
+  for (size_t i = 0; i < region.size(); ++i) {
+    size_t next = i + 1;
+    while (region[i] == '\\' && is(next, " \t\f\v")) ++next;
+    if (region[i] == '\\' && is(next, "\n\r")) {
+      i = is(next + 1, "\n\r") && region[next + 1] != region[next] ? next + 1 : next;
+      continue;
+    }
+    joined += region[i];
+  }
+  return joined;
+}
+
 bool MarksDirective(std::string_view s, size_t at) {
   return s[at] == '#' || (s[at] == '%' && at + 1 < s.size() && (s[at + 1] == ':' || s[at + 1] == '\\'));
 }
@@ -67,6 +87,7 @@ DirectiveNames DirectiveNames::Of(std::string_view s) {
   out.known_ = true;
   size_t at = 0;
   MarkFinder marks(s);
+  std::string spliced;
   while (at < s.size()) {
     const size_t mark = marks.Next(at);
     if (mark == std::string_view::npos) break;
@@ -77,8 +98,9 @@ DirectiveNames DirectiveNames::Of(std::string_view s) {
     const size_t newline = s.rfind('\n', mark);
     const size_t line = newline == std::string_view::npos ? 0 : newline + 1;
     const size_t end = RegionEnd(s, line);
-    ForEachIdentifier(s.substr(line, end - line), [&](std::string_view name, size_t) {
+    ForEachIdentifier(WithoutSplices(s.substr(line, end - line), spliced), [&](std::string_view name, size_t) {
       out.hashes_.push_back(Hash(name));
+      out.defines_ = out.defines_ || name == "define";
       return false;
     });
     at = end;

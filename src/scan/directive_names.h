@@ -41,10 +41,16 @@ class DirectiveNames {
   // False only when no directive of the file can name one of `names`.
   bool MayMention(const Wanted& names) const;
   bool MayMention(const std::set<std::string, std::less<>>& names) const { return MayMention(Wanted(names)); }
+  // False only when no directive of the file can be a #define: then a later round, which reads a
+  // file for the package macros it defines, has nothing to learn from it (CUTLASS's 1 MB
+  // mma_sm90_gmma_sparse.hpp tests CUTE_ARCH_MMA_SM90A_ENABLED 160 times and defines nothing;
+  // read again in each round, it was the last file of both).
+  bool MayDefine() const { return !known_ || defines_; }
   size_t bytes() const { return hashes_.capacity() * sizeof(uint32_t); }
 
  private:
   bool known_ = false;
+  bool defines_ = false;          // a directive line names `define`
   std::vector<uint32_t> hashes_;  // sorted, unique
 };
 

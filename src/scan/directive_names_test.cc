@@ -2,6 +2,7 @@
 // package macro: every name the lexer finds in a directive must be kept.
 #include "scan/directive_names.h"
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -31,6 +32,24 @@ TEST(DirectiveNames, KeepsTheNamesOfEveryDirectiveForm) {
   EXPECT_TRUE(Mentions("#\\\nif PKG_SPLICED_KEYWORD\n#endif\n", "PKG_SPLICED_KEYWORD"));
   EXPECT_TRUE(Mentions("#if 1 /* a comment\n that ends */ && PKG_AFTER_COMMENT\n#endif\n", "PKG_AFTER_COMMENT"));
   EXPECT_TRUE(Mentions("/* doc */ #if PKG_AFTER_LEADING_COMMENT\n#endif\n", "PKG_AFTER_LEADING_COMMENT"));
+}
+
+TEST(DirectiveNames, JoinsANameSplitBySplicesAsTheLexerDoes) {
+  EXPECT_TRUE(Mentions("#if PKG_\\\nSPLIT\n#endif\n", "PKG_SPLIT"));
+  EXPECT_TRUE(Mentions("#if PKG_\\  \t\nBLANKS\n#endif\n", "PKG_BLANKS")) << "blanks after the backslash";
+  EXPECT_TRUE(Mentions("#if PKG_\\\r\nCRLF\r\n#endif\r\n", "PKG_CRLF"));
+  EXPECT_TRUE(Mentions("#if PKG_\\\n\\\nTWICE\n#endif\n", "PKG_TWICE")) << "two splices in a row";
+  EXPECT_FALSE(Mentions("#if PKG_\\ x\nNOT\n#endif\n", "PKG_NOT")) << "a backslash before a byte splices nothing";
+}
+
+TEST(DirectiveNames, SaysWhetherAnyDirectiveMayDefineAMacro) {
+  EXPECT_FALSE(DirectiveNames::Of("#if defined(PKG_A)\nint define = 1;\n#endif\n").MayDefine())
+      << "`define` outside a directive defines nothing";
+  EXPECT_TRUE(DirectiveNames::Of("#define PKG_A 1\n").MayDefine());
+  EXPECT_TRUE(DirectiveNames::Of("#if X\n  #  define PKG_A\n#endif\n").MayDefine());
+  EXPECT_TRUE(DirectiveNames::Of("%:define PKG_A\n").MayDefine()) << "the digraph";
+  EXPECT_TRUE(DirectiveNames::Of("#def\\\nine PKG_A\n").MayDefine()) << "a splice inside `define`";
+  EXPECT_TRUE(DirectiveNames().MayDefine()) << "a file never read may define anything";
 }
 
 TEST(DirectiveNames, NamesOutsideDirectivesNeedNoRead) {
@@ -65,6 +84,8 @@ void ExpectKeepsWhatTheLexerReads(const fs::path& root) {
     };
     for (const cuda::DirectiveBranch& b : scan.branches) expect(b.condition);
     for (const cuda::MacroDirective& m : scan.macros) expect(m.name), expect(m.replacement);
+    const bool defines = std::any_of(scan.macros.begin(), scan.macros.end(), [](const auto& m) { return m.define; });
+    if (defines) EXPECT_TRUE(kept.MayDefine()) << entry.path() << ": the lexer reads a #define";
     ++files;
   }
   EXPECT_GT(files, 0u) << root;

@@ -62,6 +62,7 @@ class DirectiveStore {
   const std::vector<size_t>& LargestFirst();
   // False when no directive of file `index` can name one of `names`: a later round need not read it.
   bool MayMention(size_t index, const DirectiveNames::Wanted& names) const { return names_[index].MayMention(names); }
+  bool MayDefine(size_t index) const { return names_[index].MayDefine(); }
 
   Known Of(size_t index) const { return known_[index]; }
   const cuda::DirectiveScan& Scan(size_t index) const { return *scans_[index]; }
