@@ -8,8 +8,8 @@
 #include "cuda/directive_lines.h"
 #include "cuda/directives.h"
 #include "cuda/tokens.h"
-#include "scan/package_macros.h"
 #include "scan/scan.h"
+#include "util/identifier.h"
 
 namespace archpatch::scan {
 namespace {

@@ -42,7 +42,9 @@ size_t RegionEnd(std::string_view s, size_t begin) {
 // and are returned as they are.
 std::string_view WithoutSplices(std::string_view region, std::string& joined) {
   if (region.find('\\') == std::string_view::npos) return region;
-  auto is = [&](size_t at, std::string_view bytes) { return at < region.size() && bytes.find(region[at]) != bytes.npos; };
+  auto is = [&](size_t at, std::string_view bytes) {
+    return at < region.size() && bytes.find(region[at]) != bytes.npos;
+  };
   joined.clear();
   for (size_t i = 0; i < region.size(); ++i) {
     size_t next = i + 1;

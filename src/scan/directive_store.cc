@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "scan/package_macros.h"
+#include "util/identifier.h"
 
 namespace archpatch::scan {
 namespace {

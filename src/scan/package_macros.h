@@ -26,8 +26,4 @@ using PerArchMacros = std::map<std::string, std::map<std::string, Tri>, std::les
 PerArchMacros ResolvePackageMacros(const std::map<std::string, std::vector<cuda::MacroDefinition>>& by_file,
                                    const std::vector<arch::Arch>& arches);
 
-// Whether an identifier of `contents` (outside nothing: a byte-level scan, comments included) is
-// one of `names`.
-bool MentionsAnyName(std::string_view contents, const std::set<std::string, std::less<>>& names);
-
 }  // namespace archpatch::scan

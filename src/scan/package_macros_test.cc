@@ -17,6 +17,7 @@
 #include "report/finding.h"
 #include "scan/audit.h"
 #include "scan/groups.h"
+#include "util/identifier.h"
 
 namespace archpatch::scan {
 namespace {

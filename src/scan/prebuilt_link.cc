@@ -8,7 +8,7 @@
 #include "gate/prebuilt.h"
 #include "python/syntax.h"
 #include "python/tokenizer.h"
-#include "util/contains.h"
+#include "util/identifier.h"
 #include "util/input_file.h"
 #include "util/parallel.h"
 
@@ -168,12 +168,16 @@ LoaderSet CompilingLoaders(const std::string& file, const ArtifactIndex& index) 
   return out;
 }
 
+// Whether the module may reach a loader: it defines one, or a name of one is an identifier of it
+// (a call reaches a loader only by its whole name). One pass over the module: a search for each
+// loader's name (flashinfer's 15) was a third of the links' cost, 8.6 ms for gemm_base.py.
 bool NamesALoader(std::string_view source, const std::string& file, const ArtifactIndex& index) {
   for (const ArtifactLoader& l : index.loaders) {
     if (SameFile(l.file, file)) return true;
   }
-  return std::any_of(index.loaders_by_name.begin(), index.loaders_by_name.end(),
-                     [&](const auto& entry) { return Contains(source, entry.first); });
+  std::set<std::string, std::less<>> names;
+  for (const auto& [name, loaders] : index.loaders_by_name) names.insert(name);
+  return MentionsAnyName(source, names);
 }
 
 void LinkOneFile(const std::vector<Finding*>& findings, const std::string& file, std::string_view source,

@@ -5,6 +5,8 @@
 
 #include <array>
 #include <cstddef>
+#include <set>
+#include <string>
 #include <string_view>
 
 namespace archpatch {
@@ -55,5 +57,9 @@ void ForEachIdentifier(std::string_view text, Visit&& visit) {
     i += n;
   }
 }
+
+// Whether an identifier of `contents` (outside nothing: a byte-level scan, comments included) is
+// one of `names`: package macros in a file's text, a loader's name in a Python module.
+bool MentionsAnyName(std::string_view contents, const std::set<std::string, std::less<>>& names);
 
 }  // namespace archpatch
