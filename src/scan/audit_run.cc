@@ -52,6 +52,7 @@ AuditRun::AuditRun(const AuditOptions& options, std::vector<std::string> files, 
       round_(round),
       names_(names),
       wanted_(names ? std::optional<DirectiveNames::Wanted>(*names) : std::nullopt),
+      filter_(names ? std::optional<NameFilter>(*names) : std::nullopt),
       files_(std::move(files)),
       prefilter_(env),
       arches_(VerdictArches(options.target, options.against)) {
@@ -160,7 +161,7 @@ bool AuditRun::DefineAgain(size_t index, WorkerResult& out) {
   }
   const std::string& path = files_[index];
   const cuda::DirectiveScan& scan = store_.Scan(index);
-  if (!DirectivesMention(scan, *names_)) return true;  // evaluates as before
+  if (!DirectivesMention(scan, *filter_)) return true;  // evaluates as before
   out.rescanned.push_back(path);
   out.definitions[path] = cuda::DefinitionsOf(scan, arches_, env_, path);
   return true;
@@ -201,12 +202,12 @@ cuda::GateKinds AuditRun::KindsOf(size_t index, std::string_view contents, bool 
 
 void AuditRun::ScanCpp(size_t index, std::string_view contents, WorkerResult& out) {
   const std::string& path = files_[index];
-  if (round_ == Round::kDefinitions && !MentionsAnyName(contents, *names_)) return;
+  if (round_ == Round::kDefinitions && !filter_->MentionedIn(contents)) return;
   if (round_ == Round::kDefinitions) out.rescanned.push_back(path);
   // kFindings: a file that names no package macro is read under the user's macros alone (the
   // package's could not change a verdict; copying them into each file's environment costs).
   const bool mentions =
-      round_ == Round::kFindings && names_ && store_.MayMention(index, *wanted_) && MentionsAnyName(contents, *names_);
+      round_ == Round::kFindings && names_ && store_.MayMention(index, *wanted_) && filter_->MentionedIn(contents);
   const cuda::MacroEnv& env = round_ == Round::kFindings && !mentions ? options_.env : env_;
   cuda::GateKinds kinds = KindsOf(index, contents, mentions);
   if (!kinds.directives && !kinds.nv_target && !kinds.runtime) return;

@@ -91,6 +91,7 @@ class AuditRun {
   const Round round_;
   const std::set<std::string, std::less<>>* names_;
   std::optional<DirectiveNames::Wanted> wanted_;  // names_, hashed
+  std::optional<NameFilter> filter_;              // names_, to look for in a text
   DefinitionsByFile definitions_;
   std::set<std::string> rescanned_;
   std::vector<std::string> files_;

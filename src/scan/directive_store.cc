@@ -33,12 +33,12 @@ void DirectiveStore::Keep(size_t index, std::shared_ptr<const cuda::DirectiveSca
   scans_[index] = std::move(scan);
 }
 
-bool DirectivesMention(const cuda::DirectiveScan& scan, const std::set<std::string, std::less<>>& names) {
+bool DirectivesMention(const cuda::DirectiveScan& scan, const NameFilter& names) {
   for (const cuda::DirectiveBranch& b : scan.branches) {
-    if (MentionsAnyName(b.condition, names)) return true;
+    if (names.MentionedIn(b.condition)) return true;
   }
   for (const cuda::MacroDirective& m : scan.macros) {
-    if (names.count(m.name) || MentionsAnyName(m.replacement, names)) return true;
+    if (names.Has(m.name) || names.MentionedIn(m.replacement)) return true;
   }
   return false;
 }

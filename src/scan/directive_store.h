@@ -15,6 +15,7 @@
 
 #include "cuda/directives.h"
 #include "scan/directive_names.h"
+#include "util/identifier.h"
 
 namespace archpatch::scan {
 
@@ -86,6 +87,9 @@ class DirectiveStore {
 
 // Whether a condition, a macro name or a replacement of `scan` names one of `names`: the only way
 // a macro of the environment changes how the file's directives evaluate.
-bool DirectivesMention(const cuda::DirectiveScan& scan, const std::set<std::string, std::less<>>& names);
+bool DirectivesMention(const cuda::DirectiveScan& scan, const NameFilter& names);
+inline bool DirectivesMention(const cuda::DirectiveScan& scan, const std::set<std::string, std::less<>>& names) {
+  return DirectivesMention(scan, NameFilter(names));
+}
 
 }  // namespace archpatch::scan

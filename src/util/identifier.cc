@@ -29,25 +29,26 @@ bool MentionsAtFirstBytes(std::string_view text, const std::bitset<256>& first, 
 
 }  // namespace
 
-bool MentionsAnyName(std::string_view contents, const std::set<std::string, std::less<>>& names) {
-  if (names.empty()) return false;
-  // Most identifiers differ from every name in length or first or last byte: those skip the set.
-  std::bitset<256> first, last;
-  size_t shortest = SIZE_MAX, longest = 0;
+NameFilter::NameFilter(const std::set<std::string, std::less<>>& names) : names_(names) {
   for (const std::string& name : names) {
     // A name that starts with no identifier byte is never an identifier of the text.
     if (name.empty() || !IsIdentifierStart(name.front())) continue;
-    first.set(static_cast<unsigned char>(name.front())), last.set(static_cast<unsigned char>(name.back()));
-    shortest = std::min(shortest, name.size()), longest = std::max(longest, name.size());
+    first_.set(static_cast<unsigned char>(name.front())), last_.set(static_cast<unsigned char>(name.back()));
+    shortest_ = std::min(shortest_, name.size()), longest_ = std::max(longest_, name.size());
   }
-  auto is_name = [&](std::string_view word) {
-    return word.size() >= shortest && word.size() <= longest && first[static_cast<unsigned char>(word.front())] &&
-           last[static_cast<unsigned char>(word.back())] && names.count(word);
-  };
-  if (first.none()) return false;
-  if (first.count() <= kFewFirstBytes) return MentionsAtFirstBytes(contents, first, is_name);
+}
+
+bool NameFilter::IsName(std::string_view word) const {
+  return word.size() >= shortest_ && word.size() <= longest_ && first_[static_cast<unsigned char>(word.front())] &&
+         last_[static_cast<unsigned char>(word.back())] && names_.count(word);
+}
+
+bool NameFilter::MentionedIn(std::string_view text) const {
+  if (first_.none()) return false;
+  auto is_name = [this](std::string_view word) { return IsName(word); };
+  if (first_.count() <= kFewFirstBytes) return MentionsAtFirstBytes(text, first_, is_name);
   bool found = false;
-  ForEachIdentifier(contents, [&](std::string_view word, size_t) { return found = is_name(word); });
+  ForEachIdentifier(text, [&](std::string_view word, size_t) { return found = is_name(word); });
   return found;
 }
 

@@ -4,7 +4,9 @@
 #pragma once
 
 #include <array>
+#include <bitset>
 #include <cstddef>
+#include <cstdint>
 #include <set>
 #include <string>
 #include <string_view>
@@ -58,8 +60,25 @@ void ForEachIdentifier(std::string_view text, Visit&& visit) {
   }
 }
 
-// Whether an identifier of `contents` (outside nothing: a byte-level scan, comments included) is
-// one of `names`: package macros in a file's text, a loader's name in a Python module.
-bool MentionsAnyName(std::string_view contents, const std::set<std::string, std::less<>>& names);
+// Whether an identifier of a text (outside nothing: a byte-level scan, comments included) is one
+// of `names`: package macros in a file's text, a loader's name in a Python module. Made once for
+// many texts (a round's files, a file's directives): most identifiers differ from every name in
+// length or first or last byte, and skip the set.
+class NameFilter {
+ public:
+  explicit NameFilter(const std::set<std::string, std::less<>>& names);  // kept by reference
+  bool MentionedIn(std::string_view text) const;
+  bool Has(std::string_view name) const { return names_.count(name) > 0; }
+
+ private:
+  bool IsName(std::string_view word) const;
+  const std::set<std::string, std::less<>>& names_;
+  std::bitset<256> first_, last_;
+  size_t shortest_ = SIZE_MAX, longest_ = 0;
+};
+
+inline bool MentionsAnyName(std::string_view contents, const std::set<std::string, std::less<>>& names) {
+  return NameFilter(names).MentionedIn(contents);
+}
 
 }  // namespace archpatch
