@@ -120,7 +120,8 @@ void PrintJson(const scan::AuditReport& report, const std::vector<gate::Group>& 
   for (size_t a = 1; a < report.arches.size(); ++a) against.push_back(report.arches[a].name());
   json.Member("against", against);
   json.ArrayMembers(
-      {{"findings", report.findings.size(), [&](size_t i) { return ToJson(report.findings[i]); }},
+      {{"findings", report.findings.size(), nullptr,
+        [&](size_t i, unsigned depth) { return report::FindingText(report.findings[i], depth); }},
        {"groups", groups.size(), [&](size_t i) { return report::GroupJson(groups[i], report.findings); }}});
   json.Member("files_scanned", report.files_scanned);
   json.Member("files_parsed", report.files_parsed);

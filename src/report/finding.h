@@ -3,6 +3,8 @@
 // ones in the order each form lists them.
 #pragma once
 
+#include <string>
+
 #include <nlohmann/json.hpp>
 
 #include "gate/finding.h"
@@ -25,6 +27,10 @@ nlohmann::ordered_json WidenJson(const gate::WidenHazard& widen);
 // The precompiled artifacts a gate's module loads ("prebuilt", docs/audit.md): one object per
 // artifact group.
 nlohmann::ordered_json PrebuiltJson(const std::vector<gate::PrebuiltArtifacts>& links);
+
+// What IndentedText(ToJson(finding), depth) prints (report/json_text.h), printed as it is written
+// instead of built first: --json's findings.
+std::string FindingText(const gate::Finding& finding, unsigned depth);
 
 }  // namespace report
 }  // namespace archpatch

@@ -5,6 +5,8 @@
 
 #include <gtest/gtest.h>
 
+#include "report/json_text.h"
+
 namespace archpatch {
 namespace {
 
@@ -166,6 +168,49 @@ TEST(FindingJson, WidenFieldsFollowTheGateAndTheReasonLast) {
   EXPECT_EQ(j["widen"], "widen-unsafe");
   EXPECT_EQ(j["available_on_variant"], "sm_120a");
   EXPECT_EQ(Keys(j).back(), "widen_reason");
+}
+
+// --json prints each finding as it writes it (FindingText), never built as a value: the bytes
+// must be those of the value's dump(2), every form and optional member included.
+TEST(FindingText, PrintsWhatTheValuesDumpPrints) {
+  std::vector<Finding> findings = {DirectiveGate()};
+  Finding widened = DirectiveGate();
+  gate::FeatureUse use{"tcgen05", "instruction", "tcgen05.mma", 12, "helper", {"sm_100a"}, "ptx isa \"9.2\""};
+  widened.widen = gate::WidenHazard{gate::WidenSafety::kUnsafe, "sm_120", {use}, {use, use}, {"f"}, "sm_120a", "why"};
+  widened.exclusion = gate::Classification{gate::ExclusionClass::kRefusal, "because", gate::TargetBranch{}};
+  widened.explain = {"line one", "line \xff two"};  // not UTF-8: U+FFFD either way
+  findings.push_back(widened);
+  // An empty kernel's own "target" takes the widen verdict's, where the kernel put it.
+  Finding empty = widened;
+  empty.empty_kernel = gate::EmptyKernel{"k", "sm_100", {"sm_120"}, {"sm_100"}, {{7, "#if", "X", widened.widen}}};
+  empty.widen->target = "sm_121";
+  findings.push_back(empty);
+  Finding python;
+  python.kind = gate::Kind::kPythonGate;
+  gate::PythonForm form;
+  form.shape = "condition";
+  form.terms = {{"major", ">=", {gate::PythonValue::Type::kInt, 9, "", {}}},
+                {"arch",
+                 "in",
+                 {gate::PythonValue::Type::kList, 0, "", {{gate::PythonValue::Type::kString, 0, "sm_90a", {}}, {}}}}};
+  form.literal_span = gate::ByteSpan{3, 9};
+  python.form = form;
+  python.via = {{"m.py", 3, 1, "is_sm90()", "is_sm90", std::vector<std::string>{"sm_120"}}};
+  python.direction = gate::Direction::kRefuses;
+  python.prebuilt = {gate::PrebuiltArtifacts{"G", "a.py:1", "p", "gen", {"sm_100f"}, {}, {"x.cubin"}, 1, Tri::kFalse}};
+  python.root = gate::RootLink{"G2", "m.py", 3, 1};
+  python.enables = 4;
+  findings.push_back(python);
+  Finding nothing;  // no optional member; bytes nlohmann escapes, and DEL, which it does not
+  nothing.text = "tab\there \\ back \x7f del \x01";
+  findings.push_back(nothing);
+  for (const Finding& f : findings) {
+    for (unsigned depth : {0u, 4u}) EXPECT_EQ(report::FindingText(f, depth), report::IndentedText(ToJson(f), depth));
+  }
+  const json j = ToJson(empty);
+  EXPECT_EQ(j["target"], "sm_121");
+  const std::vector<std::string> keys = Keys(j);
+  EXPECT_EQ(std::count(keys.begin(), keys.end(), "target"), 1);
 }
 
 }  // namespace

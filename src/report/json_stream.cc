@@ -76,8 +76,8 @@ void JsonObjectStream::ArrayMembers(const std::vector<Array>& arrays) {
   ParallelInOrder<std::string>(
       total, jobs_, kWindow,
       [&](size_t k) {
-        const size_t a = array_of(k);
-        return IndentedText(arrays[a].element(k - (ends[a] - arrays[a].count)), 4);
+        const size_t a = array_of(k), i = k - (ends[a] - arrays[a].count);
+        return arrays[a].text ? arrays[a].text(i, 4) : IndentedText(arrays[a].element(i), 4);
       },
       [&](size_t k, const std::string& text) {
         const size_t a = array_of(k);

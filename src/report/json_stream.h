@@ -31,6 +31,9 @@ class JsonObjectStream {
     std::string_view key;
     size_t count;
     std::function<nlohmann::ordered_json(size_t)> element;
+    // Instead of element: element i's text, printed `depth` spaces deep (report/json_sink.h's
+    // JsonTextWriter: the value never built).
+    std::function<std::string(size_t i, unsigned depth)> text = {};
   };
   // Array members in a row, their elements made by the same threads: the first elements of one
   // are made while the last of the one before are written.

@@ -1,5 +1,6 @@
 #include "report/json_text.h"
 
+#include <array>
 #include <string_view>
 #include <unordered_map>
 
@@ -16,6 +17,30 @@ std::string DumpText(const nlohmann::json& value, int indent) {
 namespace {
 
 using Json = nlohmann::ordered_json;
+
+// Whether nlohmann prints `s` as its bytes in quotes: a short string (a key, an arch, a verdict)
+// of printable ASCII but '"' and '\\' (with ensure_ascii off it escapes only those two, control
+// bytes and invalid UTF-8). Copied, such a string costs no escaping and no look-up; a longer one is
+// looked up (PrintedStrings), which costs less than testing each of its bytes.
+bool PrintsAsItIs(std::string_view s) {
+  static constexpr size_t kShort = 24;
+  static constexpr std::array<bool, 256> kPlain = [] {
+    std::array<bool, 256> plain{};
+    for (int c = 0x20; c <= 0x7e; ++c) plain[c] = c != '"' && c != '\\';
+    return plain;
+  }();
+  if (s.size() > kShort) return false;
+  for (char c : s) {
+    if (!kPlain[static_cast<unsigned char>(c)]) return false;
+  }
+  return true;
+}
+
+void Quoted(std::string& out, std::string_view s) {
+  out += '"';
+  out += s;
+  out += '"';
+}
 
 // The printed text of strings a thread has printed before. An audit's findings repeat most of
 // theirs: keys, "false" 23 times a finding, each instruction's 400-byte source citation twice,
@@ -66,6 +91,7 @@ class IndentedWriter {
 
  private:
   void String(const std::string& s) {
+    if (PrintsAsItIs(s)) return Quoted(out_, s);
     if (const std::string* text = printed_.Find(s)) return void(out_ += *text);
     const size_t start = out_.size();
     serializer_.dump(Json(s), false, false, 0, 0);
@@ -108,13 +134,76 @@ class IndentedWriter {
   nlohmann::detail::serializer<Json> serializer_;  // nlohmann's detail API; its output is `out_`
 };
 
+PrintedStrings& ThreadPrintedStrings() {
+  thread_local PrintedStrings printed;  // per thread: the JSON workers share nothing
+  return printed;
+}
+
 }  // namespace
 
 std::string IndentedText(const Json& value, unsigned depth) {
-  thread_local PrintedStrings printed;  // per thread: the JSON workers share nothing
   std::string out;
-  IndentedWriter(out, printed).Value(value, depth);
+  IndentedWriter(out, ThreadPrintedStrings()).Value(value, depth);
   return out;
+}
+
+// A string printed as IndentedWriter prints it: copied when printed before on the thread.
+struct JsonTextWriter::Printer {
+  explicit Printer(std::string& out)
+      : out_(out),
+        printed_(ThreadPrintedStrings()),
+        serializer_(nlohmann::detail::output_adapter<char, std::string>(out), ' ', Json::error_handler_t::replace) {}
+  void String(std::string_view s) {
+    if (PrintsAsItIs(s)) return Quoted(out_, s);
+    if (const std::string* text = printed_.Find(s)) return void(out_ += *text);
+    const size_t start = out_.size();
+    serializer_.dump(Json(std::string(s)), false, false, 0, 0);
+    printed_.Add(s, std::string_view(out_).substr(start));
+  }
+  std::string& out_;
+  PrintedStrings& printed_;
+  nlohmann::detail::serializer<Json> serializer_;
+};
+
+JsonTextWriter::JsonTextWriter(std::string& out, unsigned depth)
+    : out_(out), depth_(depth), printer_(std::make_unique<Printer>(out)) {}
+
+JsonTextWriter::~JsonTextWriter() = default;
+
+void JsonTextWriter::Next() {
+  if (frames_.empty()) return;  // the value itself
+  Frame& f = frames_.back();
+  out_ += f.count++ ? ",\n" : "\n";
+  out_.append(f.depth + 2, ' ');
+}
+
+void JsonTextWriter::Key(std::string_view key) {
+  Next();
+  printer_->String(key);
+  out_ += ": ";
+}
+
+void JsonTextWriter::Open(char open, char close) {
+  out_ += open;
+  frames_.push_back({frames_.empty() ? depth_ : frames_.back().depth + 2, close});
+}
+
+void JsonTextWriter::End() {
+  const Frame f = frames_.back();
+  frames_.pop_back();
+  if (f.count) {
+    out_ += '\n';
+    out_.append(f.depth, ' ');
+  }
+  out_ += f.close;
+}
+
+void JsonTextWriter::Scalar(std::string_view s) { printer_->String(s); }
+
+void JsonTextWriter::Scalar(const std::vector<std::string>& items) {
+  Open('[', ']');
+  for (const std::string& item : items) Item(item);
+  End();
 }
 
 }  // namespace archpatch::report
