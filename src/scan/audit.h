@@ -78,7 +78,8 @@ struct AuditOptions {
   // Called once with the modules' kept findings after the package model, on the worker that ran
   // it (beside the C/C++ files still being read): those it resolved were not seen by
   // after_python_file. What it returns (work it started on the findings, when valid) is waited
-  // for before the findings round's end takes them. May be empty.
+  // for before the findings round's end takes them; work done in the call itself runs on that
+  // worker, beside the others, instead of on a thread competing with them all. May be empty.
   std::function<std::future<void>(std::vector<Finding>& findings)> after_package_model;
 };
 
