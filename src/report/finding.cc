@@ -14,6 +14,18 @@ using json = nlohmann::ordered_json;
 // The writers below say, once, which keys each value has and in which order; S is a sink of
 // report/json_sink.h (a value built, or its text printed). Each object is opened by its caller.
 
+// `key`: an array of one object per item, whose members write_object writes.
+template <class S, class Items, class WriteObject>
+void WriteObjects(S& s, std::string_view key, const Items& items, WriteObject write_object) {
+  s.BeginArray(key);
+  for (const auto& item : items) {
+    s.BeginObject();
+    write_object(item);
+    s.End();
+  }
+  s.End();
+}
+
 template <class S>
 void WriteSpan(S& s, std::string_view key, const gate::ByteSpan& b) {
   s.BeginObject(key);
@@ -45,18 +57,14 @@ void WriteVerdicts(S& s, std::string_view key, const gate::Verdicts& verdicts) {
 template <class S>
 void WriteVia(S& s, const std::vector<gate::Place>& via) {
   if (via.empty()) return;
-  s.BeginArray("via");
-  for (const gate::Place& p : via) {
-    s.BeginObject();
+  WriteObjects(s, "via", via, [&](const gate::Place& p) {
     s.Member("file", p.file);
     s.Member("line", p.line);
     s.Member("column", p.column);
     s.Member("text", p.text);
     if (!p.name.empty()) s.Member("name", p.name);
     if (p.false_on) s.Member("false_on", *p.false_on);
-    s.End();
-  }
-  s.End();
+  });
 }
 
 // A Python value under `key`, or as an item when `key` is empty.
@@ -76,9 +84,7 @@ void WritePythonValue(S& s, std::string_view key, const gate::PythonValue& v) {
 
 template <class S>
 void WriteUses(S& s, std::string_view key, const std::vector<gate::FeatureUse>& uses) {
-  s.BeginArray(key);
-  for (const gate::FeatureUse& u : uses) {
-    s.BeginObject();
+  WriteObjects(s, key, uses, [&](const gate::FeatureUse& u) {
     s.Member("feature", u.feature);
     s.Member("what", u.what);
     s.Member("found", u.found);
@@ -86,9 +92,7 @@ void WriteUses(S& s, std::string_view key, const std::vector<gate::FeatureUse>& 
     if (!u.via.empty()) s.Member("via", u.via);
     s.Member("arches", u.arches);
     s.Member("source", u.source);
-    s.End();
-  }
-  s.End();
+  });
 }
 
 // The members of a widen verdict ("widen", "target", "needs", ...), into the open object; a
@@ -140,15 +144,11 @@ void WriteForm(S& s, const gate::PythonForm& p, const Finding& f) {
     return;
   }
   if (p.shape == "condition") {
-    s.BeginArray("values");
-    for (const gate::PythonTerm& t : p.terms) {
-      s.BeginObject();
+    WriteObjects(s, "values", p.terms, [&](const gate::PythonTerm& t) {
       s.Member("operand", t.operand);
       s.Member("op", t.op);
       WritePythonValue(s, "value", t.value);
-      s.End();
-    }
-    s.End();
+    });
   } else {
     s.Member("operand", p.operand);
     s.Member("op", p.op);
@@ -170,20 +170,15 @@ void WriteEmptyKernel(S& s, const gate::EmptyKernel& k, const gate::WidenHazard*
   s.Member("target", widen ? widen->target : k.target);
   s.Member("empty_on", k.empty_on);
   s.Member("real_body_on", k.real_body_on);
-  s.BeginArray("gates");
-  for (const gate::KernelGate& g : k.gates) {
-    s.BeginObject();
+  WriteObjects(s, "gates", k.gates, [&](const gate::KernelGate& g) {
     s.Member("line", g.line);
     s.Member("directive", g.directive);
     s.Member("condition", g.condition);
-    if (g.widen) {
-      s.BeginObject("widen");
-      WriteWidenMembers(s, *g.widen);
-      s.End();
-    }
+    if (!g.widen) return;
+    s.BeginObject("widen");
+    WriteWidenMembers(s, *g.widen);
     s.End();
-  }
-  s.End();
+  });
 }
 
 template <class S>
@@ -220,9 +215,7 @@ void WriteClassification(S& s, const gate::Classification& c) {
 
 template <class S>
 void WritePrebuilt(S& s, std::string_view key, const std::vector<gate::PrebuiltArtifacts>& links) {
-  s.BeginArray(key);
-  for (const gate::PrebuiltArtifacts& l : links) {
-    s.BeginObject();
+  WriteObjects(s, key, links, [&](const gate::PrebuiltArtifacts& l) {
     s.Member("group", l.group);
     s.Member("declared", l.declared);
     s.Member("path", l.path);
@@ -235,9 +228,7 @@ void WritePrebuilt(S& s, std::string_view key, const std::vector<gate::PrebuiltA
       s.Member("runs_on_target", nullptr);
     else
       s.Member("runs_on_target", l.runs_on_target == Tri::kTrue);
-    s.End();
-  }
-  s.End();
+  });
 }
 
 // A finding's members, into its open object.
