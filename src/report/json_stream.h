@@ -31,7 +31,7 @@ class JsonObjectStream {
     std::string_view key;
     size_t count;
     std::function<nlohmann::ordered_json(size_t)> element;
-    // Instead of element: element i's text, printed `depth` spaces deep (report/json_sink.h's
+    // Instead of element: element i's text, printed `depth` spaces deep (report/json_text.h's
     // JsonTextWriter: the value never built).
     std::function<std::string(size_t i, unsigned depth)> text = {};
   };

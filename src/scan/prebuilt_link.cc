@@ -170,7 +170,7 @@ LoaderSet CompilingLoaders(const std::string& file, const ArtifactIndex& index) 
 
 // Whether the module may reach a loader: it defines one, or a name of one is an identifier of it
 // (a call reaches a loader only by its whole name). One pass over the module: a search for each
-// loader's name (flashinfer's 15) was a third of the links' cost, 8.6 ms for gemm_base.py.
+// loader's name was a quarter of the links' instructions on FlashInfer 0.6.16 (77 M -> 67 M).
 bool NamesALoader(std::string_view source, const std::string& file, const ArtifactIndex& index) {
   for (const ArtifactLoader& l : index.loaders) {
     if (SameFile(l.file, file)) return true;
