@@ -47,7 +47,13 @@ bool IsIncludeGuard(const DirectiveScan& scan, int index) {
 // test `defined(CUTE_ARCH_MMA_SM90A_ENABLED)` and a few others thousands of times.
 struct ParsedBranches {
   std::vector<std::optional<Condition>> expressions;  // distinct; nullopt: malformed
-  std::vector<int> expression_of;                     // per branch; -1: not evaluated
+  // Per expression: it reads no name whose value may differ between two arches' passes (an arch
+  // macro, a package's per-arch macro, a macro the file #defines or #undefs itself), so its value
+  // is the same on every arch and is evaluated once (most of CUTLASS's and FlashInfer's #if
+  // conditions test the compiler, the platform or a feature switch).
+  std::vector<bool> same_on_every_arch;
+  std::set<std::string_view> defined_here, named_here;  // the file's #define names; #define and #undef
+  std::vector<int> expression_of;                       // per branch; -1: not evaluated
   std::vector<bool> guards;
   bool Evaluated(size_t index) const { return expression_of[index] >= 0; }
   const std::optional<Condition>* ConditionOf(size_t index) const {
@@ -98,12 +104,12 @@ struct NameHash {
 // Walks branches and #define/#undef in file order for one arch.
 class ArchPass {
  public:
-  ArchPass(const DirectiveScan& scan, const ParsedBranches& parsed, MacroLookup base, size_t arch, BranchVerdicts& out)
-      : scan_(scan), parsed_(parsed), base_(std::move(base)), arch_(arch), out_(out) {
-    for (const MacroDirective& m : scan.macros) {
-      if (m.define) owned_.insert(m.name);
-    }
-  }
+  // `same`: the values of the expressions that read the same on every arch
+  // (ParsedBranches::same_on_every_arch), filled by the first pass that evaluates each and read by
+  // the others.
+  ArchPass(const DirectiveScan& scan, const ParsedBranches& parsed, MacroLookup base, size_t arch, BranchVerdicts& out,
+           std::vector<std::optional<Tri>>& same)
+      : scan_(scan), parsed_(parsed), base_(std::move(base)), arch_(arch), out_(out), same_(same) {}
 
   void Run() {
     size_t m = 0;
@@ -132,7 +138,7 @@ class ArchPass {
     MacroValue base = base_(name);
     // A macro this file #defines is the file's own: undefined until its #define (unless -D/-U
     // said otherwise), so CUTLASS-style feature macros come out defined exactly where set.
-    if (base.state == MacroValue::State::kUnknown && owned_.count(name)) base = MacroValue::Undefined();
+    if (base.state == MacroValue::State::kUnknown && parsed_.defined_here.count(name)) base = MacroValue::Undefined();
     return base_values_.emplace(std::string(name), std::move(base)).first->second;
   }
 
@@ -167,6 +173,12 @@ class ArchPass {
   // An expression's value under the macros as they stand: evaluated again only after a #define
   // or #undef took effect.
   Tri ValueOf(int expression) {
+    if (parsed_.same_on_every_arch[expression]) {
+      std::optional<Tri>& same = same_[expression];
+      if (!same)
+        same = cuda::Evaluate(*parsed_.expressions[expression], [this](std::string_view n) { return Lookup(n); });
+      return *same;
+    }
     Known& known = known_[expression];
     if (known.generation != generation_) {
       known = {generation_,
@@ -185,12 +197,12 @@ class ArchPass {
   MacroLookup base_;
   size_t arch_;
   BranchVerdicts& out_;
+  std::vector<std::optional<Tri>>& same_;
   uint32_t generation_ = 1;
   std::vector<Known> known_ = std::vector<Known>(parsed_.expressions.size());
   // Transparent: Lookup runs for every identifier of every condition per arch, and a key string
   // made for each was a malloc per lookup on CUTLASS's long macro names.
   std::map<std::string, MacroValue, std::less<>> overrides_;
-  std::set<std::string, std::less<>> owned_;
   std::unordered_map<std::string, MacroValue, NameHash, std::equal_to<>> base_values_;
   std::vector<Tri> none_earlier_ = std::vector<Tri>(scan_.branches.size(), Tri::kTrue);
 };
@@ -227,6 +239,29 @@ std::vector<bool> MacroBranches(const DirectiveScan& scan) {
   return needed;
 }
 
+// ParsedBranches::same_on_every_arch, for arches of the table (an arch outside it has a pass of
+// its own that VariesByArch does not know).
+void MarkSameOnEveryArch(const MacroEnv& env, const std::vector<arch::Arch>& arches, ParsedBranches& parsed) {
+  parsed.same_on_every_arch.assign(parsed.expressions.size(), false);
+  const std::vector<arch::Arch>& table = arch::AllArches();
+  for (const arch::Arch& a : arches) {
+    if (std::find(table.begin(), table.end(), a) == table.end()) return;
+  }
+  for (size_t e = 0; e < parsed.expressions.size(); ++e) {
+    if (!parsed.expressions[e]) continue;
+    bool same = true;
+    for (const ConditionNode& node : parsed.expressions[e]->nodes()) {
+      const bool named = node.kind == ConditionNode::Kind::kIdentifier || node.kind == ConditionNode::Kind::kDefined ||
+                         node.kind == ConditionNode::Kind::kCall;
+      if (named && (VariesByArch(node.name, env) || parsed.named_here.count(node.name))) {
+        same = false;
+        break;
+      }
+    }
+    parsed.same_on_every_arch[e] = same;
+  }
+}
+
 // `hidden`: the package macros to leave out of `env` (nullptr: none); `evaluated`: the branches to
 // evaluate, empty for all (the others' verdicts stay unknown, and none of them is malformed).
 BranchVerdicts EvaluateWith(const DirectiveScan& scan, const std::vector<arch::Arch>& arches, const MacroEnv& env,
@@ -237,9 +272,15 @@ BranchVerdicts EvaluateWith(const DirectiveScan& scan, const std::vector<arch::A
   out.own.assign(n, std::vector<Tri>(arches.size(), Tri::kUnknown));
   out.effective = out.own;
   ParsedBranches parsed = ParseAll(scan, file, out, evaluated);
+  for (const MacroDirective& m : scan.macros) {
+    parsed.named_here.insert(m.name);
+    if (m.define) parsed.defined_here.insert(m.name);
+  }
+  MarkSameOnEveryArch(env, arches, parsed);
+  std::vector<std::optional<Tri>> same(parsed.expressions.size());
   for (size_t a = 0; a < arches.size(); ++a) {
     MacroLookup base = hidden ? ArchLookup(arches[a], env, *hidden) : ArchLookup(arches[a], env);
-    ArchPass(scan, parsed, std::move(base), a, out).Run();
+    ArchPass(scan, parsed, std::move(base), a, out, same).Run();
   }
   out.arch_dependent.assign(n, false);
   for (size_t b = 0; b < n; ++b) {

@@ -126,6 +126,31 @@ TEST(Directives, ARepeatedConditionIsEvaluatedAgainAfterADefine) {
   EXPECT_EQ(v.malformed[0].message, v.malformed[1].message);
 }
 
+// A condition that reads no arch, package or file macro is evaluated once for every arch; one that
+// reads a name standing for an arch macro is still evaluated per arch.
+TEST(Directives, OnlyConditionsThatCannotDifferPerArchAreEvaluatedOnce) {
+  const std::string text =
+      "#if defined(__CUDACC_RTC__) || CUTLASS_FLAG\n"  // 0: the same everywhere
+      "#endif\n"
+      "#if MYARCH >= 900\n"  // 1: -D MYARCH=__CUDA_ARCH__
+      "#endif\n"
+      "#if __CUDACC_VER_MAJOR__ >= 12 && PKG_FEATURE\n"  // 2: a package macro
+      "#endif\n";
+  DirectiveScan scan = Read(text);
+  const auto& arches = arch::AllArches();
+  MacroEnv env;
+  env.defines["MYARCH"] = "__CUDA_ARCH__";
+  env.defines["CUTLASS_FLAG"] = "1";
+  for (const arch::Arch& a : arches) env.per_arch["PKG_FEATURE"][a.name()] = a.major >= 10 ? Tri::kTrue : Tri::kFalse;
+  BranchVerdicts v = EvaluateBranches(scan, arches, env, "t.cu");
+  ASSERT_EQ(scan.branches.size(), 3u);
+  for (size_t a = 0; a < arches.size(); ++a) EXPECT_EQ(v.own[0][a], Tri::kTrue) << arches[a].name();
+  EXPECT_EQ(v.own[1][IndexOf(arches, "sm_90")], Tri::kTrue);
+  EXPECT_EQ(v.own[1][IndexOf(arches, "sm_80")], Tri::kFalse);
+  EXPECT_EQ(v.own[2][IndexOf(arches, "sm_100")], Tri::kTrue);
+  EXPECT_EQ(v.own[2][IndexOf(arches, "sm_90")], Tri::kFalse);
+}
+
 // The rounds of package macros read only where each #define takes effect: those branches'
 // verdicts are EvaluateOwnBranches', the others' unknown, and no other condition is parsed.
 TEST(Directives, MacroBranchesGiveTheVerdictsOfTheDefinitions) {

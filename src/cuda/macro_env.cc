@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 #include <memory>
+#include <set>
 
 #include <fmt/format.h>
 
@@ -129,6 +130,40 @@ MacroLookup TableLookup(const arch::Arch& arch, const MacroEnv& env) {
 
 MacroLookup ArchLookup(const arch::Arch& arch, const MacroEnv& env) {
   return WithPackageMacros(arch, env, TableLookup(arch, env));
+}
+
+namespace {
+
+// Whether a macro's value names another macro, which may read otherwise per arch (-D
+// MYARCH=__CUDA_ARCH__): such a value is taken to vary.
+bool NamesAMacro(std::string_view value) {
+  bool named = false;
+  ForEachIdentifier(value, [&](std::string_view, size_t) { return named = true; });
+  return named;
+}
+
+}  // namespace
+
+bool VariesByArch(std::string_view name, const MacroEnv& env) {
+  // The names some device pass lacks, defines otherwise than the first, or defines as a name.
+  static const std::set<std::string, std::less<>> kVarying = [] {
+    std::set<std::string, std::less<>> varying;
+    const std::vector<PassMap>& passes = Passes().device;
+    for (const PassMap& pass : passes) {
+      for (const auto& [macro, value] : pass) {
+        const bool everywhere =
+            std::all_of(passes.begin(), passes.end(), [&, &m = macro, &v = value](const PassMap& p) {
+              auto it = p.find(m);
+              return it != p.end() && it->second == v;
+            });
+        if (!everywhere || NamesAMacro(value)) varying.insert(macro);
+      }
+    }
+    return varying;
+  }();
+  if (name.starts_with("__CUDA_ARCH") || kVarying.count(name) > 0 || env.per_arch.count(name) > 0) return true;
+  const auto flag = env.defines.find(std::string(name));
+  return flag != env.defines.end() && NamesAMacro(flag->second);
 }
 
 MacroLookup ArchLookup(const arch::Arch& arch, const MacroEnv& env, const MacroNames& hidden) {

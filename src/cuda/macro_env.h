@@ -56,6 +56,12 @@ bool IsCompilerMacro(std::string_view name);
 // for HostLookup and EnvLookup).
 MacroLookup ArchLookup(const arch::Arch& arch, const MacroEnv& env);
 
+// Whether ArchLookup may answer for `name` differently on two arches of arch::AllArches() with the
+// same `env`: an __CUDA_ARCH* name, one the table's passes define differently, a package's
+// per-arch macro, or a macro whose value names another (-D MYARCH=__CUDA_ARCH__). Any other name
+// reads the same on every arch of the table.
+bool VariesByArch(std::string_view name, const MacroEnv& env);
+
 // Names, viewed in place (they must outlive the lookup that reads them).
 using MacroNames = std::set<std::string_view, std::less<>>;
 
