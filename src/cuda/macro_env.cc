@@ -149,19 +149,20 @@ bool VariesByArch(std::string_view name, const MacroEnv& env) {
   static const std::set<std::string, std::less<>> kVarying = [] {
     std::set<std::string, std::less<>> varying;
     const std::vector<PassMap>& passes = Passes().device;
+    const PassMap& first = passes.front();
     for (const PassMap& pass : passes) {
       for (const auto& [macro, value] : pass) {
-        const bool everywhere =
-            std::all_of(passes.begin(), passes.end(), [&, &m = macro, &v = value](const PassMap& p) {
-              auto it = p.find(m);
-              return it != p.end() && it->second == v;
-            });
-        if (!everywhere || NamesAMacro(value)) varying.insert(macro);
+        const auto in_first = first.find(macro);
+        if (in_first == first.end() || in_first->second != value || NamesAMacro(value)) varying.insert(macro);
+      }
+      for (const auto& [macro, value] : first) {
+        if (!pass.count(macro)) varying.insert(macro);
       }
     }
     return varying;
   }();
   if (name.starts_with("__CUDA_ARCH") || kVarying.count(name) > 0 || env.per_arch.count(name) > 0) return true;
+  if (env.defines.empty()) return false;
   const auto flag = env.defines.find(std::string(name));
   return flag != env.defines.end() && NamesAMacro(flag->second);
 }
