@@ -139,8 +139,9 @@ std::vector<MacroDefinition> DefinitionsIn(const DirectiveScan& scan, const Bran
 
 void AddDirectiveGates(const std::string& file, std::string_view contents, const std::vector<Token>& tokens,
                        const LineIndex& lines, const std::vector<arch::Arch>& arches, const MacroEnv& env,
-                       const DraftFilter& wanted, std::shared_ptr<const DirectiveScan> read,
-                       std::shared_ptr<const AllFunctions> found, CudaGates& out) {
+                       const GateKinds& kinds, CudaGates& out) {
+  const DraftFilter& wanted = kinds.wanted;
+  std::shared_ptr<const DirectiveScan> read = kinds.read;
   if (!read) read = std::make_shared<const DirectiveScan>(ReadDirectives(tokens, contents, file, lines));
   const DirectiveScan& scan = *read;
   BranchVerdicts v = EvaluateOwnBranches(scan, arches, env, file);
@@ -155,13 +156,19 @@ void AddDirectiveGates(const std::string& file, std::string_view contents, const
   // which run on the files with such a gate, take them from here.
   std::shared_ptr<const AllFunctions> functions;
   std::vector<BlockHolds> holds;
-  for (size_t i = 0; i < scan.branches.size(); ++i) {
+  const bool drafts = !kinds.only_whether_wanted || wanted;
+  for (size_t i = 0; drafts && i < scan.branches.size(); ++i) {
     const int index = static_cast<int>(i);
     if (!IsGate(scan, v, index)) continue;
     Finding f = DraftFinding(file, scan, v, index, arches);
     if (wanted && !wanted(f)) continue;
+    if (kinds.only_whether_wanted) {
+      out.wanted_any = true;
+      break;
+    }
     if (!functions) {
-      functions = found ? std::move(found) : std::make_shared<const AllFunctions>(FindAllFunctions(tokens, contents));
+      functions =
+          kinds.functions ? kinds.functions : std::make_shared<const AllFunctions>(FindAllFunctions(tokens, contents));
       holds = AllBlockHolds(scan, tokens, contents);
     }
     CompleteFinding(f, scan, v, holds, index, arches, functions->kernels, functions->scoped, tokens, contents);
@@ -194,8 +201,7 @@ Result<CudaGates> ScanCudaGates(const std::string& file, std::string_view conten
                                 const std::vector<arch::Arch>& arches, const MacroEnv& env, const GateKinds& kinds) {
   CudaGates out;
   if (kinds.directives || kinds.nv_target) out.lines.emplace(contents);
-  if (kinds.directives)
-    AddDirectiveGates(file, contents, tokens, *out.lines, arches, env, kinds.wanted, kinds.read, kinds.functions, out);
+  if (kinds.directives) AddDirectiveGates(file, contents, tokens, *out.lines, arches, env, kinds, out);
   if (kinds.nv_target) {
     std::vector<Finding> nv = FindNvTargetGates(file, contents, tokens, arches, env, *out.lines);
     out.findings.insert(out.findings.end(), nv.begin(), nv.end());

@@ -32,6 +32,11 @@ struct GateKinds {
   bool nv_target = true;   // NV_IF_TARGET, NV_IF_ELSE_TARGET, NV_DISPATCH_TARGET
   bool runtime = true;     // cpp-runtime-gate (the token pass over every body: the costly one)
   DraftFilter wanted;      // #if branches: empty keeps every one (the audit keeps exclusions only)
+  // The caller asks only whether `wanted` keeps a branch (CudaGates::wanted_any): drafting stops
+  // at the first one and completes none; with `wanted` empty, no branch is drafted. The audit's
+  // first read asks that, and its package-macro rounds read definitions alone: on CUTLASS's
+  // 2.8 MB headers, drafting their 737 branches was a fifth of the first read's work.
+  bool only_whether_wanted = false;
   // The file's directives as an earlier scan of the same bytes read them (they do not depend on
   // the macro environment): taken instead of reading them from the tokens again.
   std::shared_ptr<const DirectiveScan> read;
@@ -51,6 +56,7 @@ struct CudaGates {
   std::vector<Finding> findings;             // sorted by position
   std::vector<Error> warnings;               // malformed conditions, unbalanced directives
   std::vector<MacroDefinition> definitions;  // every #define, in file order (package macros)
+  bool wanted_any = false;                   // kinds.only_whether_wanted: `wanted` kept a branch
   // The file's directives as read (kinds.directives): they do not depend on the macro
   // environment, so a later round can evaluate them again without the file (DefinitionsOf).
   std::shared_ptr<const DirectiveScan> directives;

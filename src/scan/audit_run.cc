@@ -134,6 +134,10 @@ void AuditRun::ScanOne(size_t index, WorkerResult& out) {
     if (!store_.MayDefine(index)) return;             // nor define anything: no definition to learn
   }
   if (round_ == Round::kFindings) {
+    if (store_.First(index).kinds_ahead) {
+      const AheadKinds found = ahead_.Kinds(index).value_or(AheadKinds{});
+      store_.CompleteFirstRead(index, found.nv_target, found.runtime);
+    }
     const DirectiveStore::FirstRead& first = store_.First(index);
     const bool mentions = names_ && store_.MayMention(index, *wanted_);
     if (first.read && !first.nv_target && !first.runtime && !mentions) {
@@ -187,17 +191,35 @@ cuda::GateKinds AuditRun::KindsOf(size_t index, std::string_view contents, bool 
     return kinds;
   }
   const DirectiveStore::FirstRead& first = store_.First(index);
+  bool complete = true;  // kinds.nv_target and kinds.runtime are known
   if (round_ == Round::kFindings && first.read) {
     kinds.directives = first.directives, kinds.nv_target = first.nv_target, kinds.runtime = first.runtime;
+  } else if (options_.prefilter && round_ == Round::kRead) {
+    kinds = FirstReadKinds(index, contents, complete);
   } else if (options_.prefilter) {
     kinds = prefilter_.Check(contents);
   }
   if (round_ == Round::kRead) {
-    store_.KeepFirstRead(index, DirectiveNames::Of(contents), {true, kinds.directives, kinds.nv_target, kinds.runtime});
+    DirectiveStore::FirstRead read{true, kinds.directives, kinds.nv_target, kinds.runtime};
+    read.kinds_ahead = !complete;
+    store_.KeepFirstRead(index, DirectiveNames::Of(contents), read);
     kinds.nv_target = kinds.runtime = false;  // definitions only
   }
   if (mentions) kinds.directives = true;
   return kinds;
+}
+
+// kRead: what the prefilter lets through. A file large enough to be lexed ahead is checked only
+// until its directives are known to be needed; the thread that lexes it looks for the rest
+// (`complete` false; scan/lex_ahead.h).
+cuda::GateKinds AuditRun::FirstReadKinds(size_t index, std::string_view contents, bool& complete) const {
+  complete = true;
+  const size_t size = store_.SizeOf(index);
+  if (!ahead_.Takes(size)) return prefilter_.Check(contents);
+  cuda::GateKinds kinds = prefilter_.CheckDirectivesFirst(contents, complete);
+  if (complete || ahead_.Start(index, files_[index], size, prefilter_)) return kinds;
+  complete = true;
+  return prefilter_.Check(contents);
 }
 
 void AuditRun::ScanCpp(size_t index, std::string_view contents, WorkerResult& out) {
@@ -211,18 +233,11 @@ void AuditRun::ScanCpp(size_t index, std::string_view contents, WorkerResult& ou
   const cuda::MacroEnv& env = round_ == Round::kFindings && !mentions ? options_.env : env_;
   cuda::GateKinds kinds = KindsOf(index, contents, mentions);
   if (!kinds.directives && !kinds.nv_target && !kinds.runtime) return;
-  bool wanted_any = false;  // kRead: a branch the findings round may keep
-  if (round_ == Round::kFindings) {
+  if (round_ != Round::kDefinitions) {  // kRead: only whether the findings round may keep a branch
     kinds.wanted = [this](const Finding& draft) { return Excludes(draft, target_, others_, /*located=*/false); };
-    kinds.read = store_.Kept(index);
-  } else if (round_ == Round::kRead) {
-    kinds.wanted = [this, &wanted_any](const Finding& draft) {  // definitions only: no finding is located
-      wanted_any = wanted_any || Excludes(draft, target_, others_, /*located=*/false);
-      return false;
-    };
-  } else {
-    kinds.wanted = [](const Finding&) { return false; };
   }
+  kinds.only_whether_wanted = round_ != Round::kFindings;
+  if (round_ == Round::kFindings) kinds.read = store_.Kept(index);
   if (round_ == Round::kRead) ahead_.Start(index, path, store_.SizeOf(index));
   if (round_ == Round::kFindings) ++out.parsed;
   std::vector<cuda::Token> tokens;
@@ -240,7 +255,7 @@ void AuditRun::ScanCpp(size_t index, std::string_view contents, WorkerResult& ou
   }
   if (round_ != Round::kFindings) {
     if (kinds.directives) store_.Keep(index, gates->directives, !gates->definitions.empty());
-    if (round_ == Round::kRead && kinds.directives && !wanted_any && gates->warnings.empty()) {
+    if (round_ == Round::kRead && kinds.directives && !gates->wanted_any && gates->warnings.empty()) {
       store_.NoteNoDirectiveFindings(index);
     }
     if (!gates->definitions.empty()) out.definitions[path] = std::move(gates->definitions);

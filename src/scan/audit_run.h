@@ -76,6 +76,7 @@ class AuditRun {
   void ScanBytes(size_t index, FileBytes& file, WorkerResult& out);
   void ScanCpp(size_t index, std::string_view contents, WorkerResult& out);
   cuda::GateKinds KindsOf(size_t index, std::string_view contents, bool mentions) const;
+  cuda::GateKinds FirstReadKinds(size_t index, std::string_view contents, bool& complete) const;
   std::vector<cuda::Token> TokensFor(std::string_view contents) const;
   void CheckHazards(const std::string& path, std::string_view contents, std::vector<cuda::Token>& tokens,
                     const cuda::MacroEnv& env, cuda::CudaGates& gates, std::vector<Finding>& kept,

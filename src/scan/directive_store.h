@@ -45,6 +45,9 @@ class DirectiveStore {
     // warning to report. Without one (and no package macro named) the findings round has nothing
     // to find in them.
     bool directive_findings = true;
+    // nv_target and runtime are not known yet: the file's lexing ahead looks for them (the
+    // findings round completes them with LexAhead::Kinds before it reads them).
+    bool kinds_ahead = false;
   };
   // After the first round read file `index` (every C/C++ file it could read): the names its
   // directives may hold and the analyses it needs. Safe beside other workers' calls for other files.
@@ -54,6 +57,9 @@ class DirectiveStore {
   }
   // Once the first read scanned its directives: none of them is a finding under the user's macros.
   void NoteNoDirectiveFindings(size_t index) { first_[index].directive_findings = false; }
+  void CompleteFirstRead(size_t index, bool nv_target, bool runtime) {
+    first_[index].nv_target = nv_target, first_[index].runtime = runtime, first_[index].kinds_ahead = false;
+  }
   const FirstRead& First(size_t index) const { return first_[index]; }
   // The size the walk found file `index` at (0: not known): the rounds take the largest first.
   void NoteSize(size_t index, size_t bytes) { sizes_[index] = bytes; }

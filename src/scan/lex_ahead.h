@@ -6,6 +6,10 @@
 // read finds such a file with a branch the findings round may keep, a thread of its own lexes it
 // and finds its functions while the read round ends and the macros settle (workers mostly idle);
 // the findings round takes them instead of making them.
+//
+// Such a file's first read also stops its prefilter at the first arch name (about 6 of the 14
+// ms its first read took on one worker, the round's longest): the lexing thread looks for the
+// kinds the findings round needs besides (nv/target.h macros, runtime checks) before it lexes.
 #pragma once
 
 #include <future>
@@ -18,6 +22,7 @@
 
 #include "cuda/functions.h"
 #include "cuda/tokens.h"
+#include "scan/prefilter.h"
 
 namespace archpatch::scan {
 
@@ -25,6 +30,11 @@ struct LexedFile {
   size_t size = 0;  // of the bytes lexed: a file changed since is lexed again
   std::vector<cuda::Token> tokens;
   std::shared_ptr<const cuda::AllFunctions> functions;
+};
+
+// What the prefilter finds in a file lexed ahead besides its directives (Prefilter::Check's).
+struct AheadKinds {
+  bool nv_target = true, runtime = true;
 };
 
 class LexAhead {
@@ -39,9 +49,16 @@ class LexAhead {
   LexAhead& operator=(const LexAhead&) = delete;
   ~LexAhead();  // waits for the threads still lexing
 
+  // Whether a file of `size` bytes is large enough to be lexed ahead.
+  bool Takes(size_t size) const { return size >= from_; }
   // Starts lexing file `index` (`path`, `size` bytes) on a thread of its own when it is large
-  // enough and the budget allows; false when it does not.
-  bool Start(size_t index, const std::string& path, size_t size);
+  // enough and the budget allows; false when it does not. With `check`, the thread first runs it
+  // over the bytes (Kinds).
+  bool Start(size_t index, const std::string& path, size_t size, std::optional<Prefilter> check = std::nullopt);
+  // The kinds the `check` given to Start found, waited for (before Take); nullopt when the file
+  // was started without one. A file that could not be read needs every kind: the findings round
+  // reads it and reports why.
+  std::optional<AheadKinds> Kinds(size_t index);
   // The file lexed ahead, waited for; nullopt when it was not (or could not be read).
   std::optional<LexedFile> Take(size_t index);
 
@@ -52,6 +69,7 @@ class LexAhead {
   struct Lexing {
     size_t reserved;  // of used_
     std::future<std::optional<LexedFile>> lexed;
+    std::shared_future<AheadKinds> kinds;  // invalid without a check
   };
   std::map<size_t, Lexing> lexed_;  // by file index
 };

@@ -87,5 +87,30 @@ TEST_F(LexAheadTest, LexesOnlyLargeFilesWithinItsBudget) {
   EXPECT_FALSE(budgeted.Take(3));
 }
 
+// With a prefilter to run, the lexing thread gives Check's kinds before the tokens; without one,
+// none; a file it cannot read needs every kind (the findings round reads it and says why).
+TEST_F(LexAheadTest, GivesThePrefiltersKindsWhenAskedFirst) {
+  const std::string text = Header(40) + "void host() { if (major < 9) return; }\n";
+  const std::string path = Write("late.hpp", text);
+  LexAhead ahead(/*from=*/0);
+  const Prefilter check{cuda::MacroEnv{}};
+  ASSERT_TRUE(ahead.Start(1, path, text.size(), check));
+  std::optional<AheadKinds> kinds = ahead.Kinds(1);
+  ASSERT_TRUE(kinds);
+  EXPECT_TRUE(kinds->runtime);
+  EXPECT_FALSE(kinds->nv_target);
+  EXPECT_TRUE(ahead.Take(1)) << "the tokens are still there once the kinds are known";
+
+  ASSERT_TRUE(ahead.Start(2, path, text.size()));
+  EXPECT_FALSE(ahead.Kinds(2)) << "started without a prefilter";
+  EXPECT_TRUE(ahead.Take(2));
+
+  ASSERT_TRUE(ahead.Start(3, (dir_ / "missing.hpp").string(), 100, check));
+  kinds = ahead.Kinds(3);
+  ASSERT_TRUE(kinds);
+  EXPECT_TRUE(kinds->runtime && kinds->nv_target);
+  EXPECT_FALSE(ahead.Take(3));
+}
+
 }  // namespace
 }  // namespace archpatch::scan

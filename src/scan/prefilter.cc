@@ -219,11 +219,21 @@ Prefilter::Prefilter(const cuda::MacroEnv& env) {
   }
 }
 
+cuda::GateKinds Prefilter::Check(std::string_view s) const {
+  bool complete = true;
+  return Scan(s, /*until_directives=*/false, complete);
+}
+
+cuda::GateKinds Prefilter::CheckDirectivesFirst(std::string_view s, bool& complete) const {
+  return Scan(s, /*until_directives=*/true, complete);
+}
+
 // One pass over the bytes, identifier by identifier (block comments that do not open a line and
 // the literals LiteralSkips cannot pass over for certain included: a superset of what the
 // scanners read), stopping once every analysis is known to be needed. Only the names that hold a
 // trigger are read (prefilter_stops.h), unless a -D name, which may hold none, is looked for.
-cuda::GateKinds Prefilter::Check(std::string_view s) const {
+cuda::GateKinds Prefilter::Scan(std::string_view s, bool until_directives, bool& complete) const {
+  complete = true;
   cuda::GateKinds kinds;
   kinds.directives = kinds.nv_target = kinds.runtime = false;
   const auto* p = reinterpret_cast<const unsigned char*>(s.data());
@@ -273,6 +283,10 @@ cuda::GateKinds Prefilter::Check(std::string_view s) const {
       for (const std::string& name : extra_names_) kinds.directives |= id == name;
     }
     if (kinds.directives && kinds.nv_target && kinds.runtime) break;
+    if (until_directives && kinds.directives) {
+      complete = false;
+      break;
+    }
   }
   return kinds;
 }

@@ -27,8 +27,14 @@ class Prefilter {
  public:
   explicit Prefilter(const cuda::MacroEnv& env);
   cuda::GateKinds Check(std::string_view contents) const;
+  // Check, stopped once the directives are known to be needed (the first read needs no more of
+  // a file it lexes ahead: the lexing thread looks for the rest). `complete` says whether the
+  // kinds are Check's: false when nv_target and runtime were not looked for past that name.
+  cuda::GateKinds CheckDirectivesFirst(std::string_view contents, bool& complete) const;
 
  private:
+  cuda::GateKinds Scan(std::string_view contents, bool until_directives, bool& complete) const;
+
   std::vector<std::string> extra_names_;  // -D names whose value names an arch macro
 };
 

@@ -68,6 +68,33 @@ TEST(Prefilter, ChoosesOnlyTheAnalysesThatCanMatch) {
   EXPECT_FALSE(p.Check("using cutlass::arch::Sm90;").runtime) << "a namespace qualifier is no capability";
 }
 
+// A file lexed ahead is checked in its first read only until its directives are needed: the
+// kinds found by then are Check's, and `complete` says whether the others were looked for.
+TEST(Prefilter, CheckingDirectivesFirstStopsAtTheFirstArchName) {
+  Prefilter p(cuda::MacroEnv{});
+  const std::string late =
+      "#if __CUDA_ARCH__ >= 900\n#endif\nvoid f() { if (major < 9) return; }\n"
+      "void g() { NV_IF_TARGET(NV_IS_DEVICE, (h();)); }\n";
+  bool complete = true;
+  cuda::GateKinds first = p.CheckDirectivesFirst(late, complete);
+  EXPECT_TRUE(first.directives);
+  EXPECT_FALSE(complete) << "the runtime check and NV_IF_TARGET come after __CUDA_ARCH__";
+  EXPECT_FALSE(first.runtime || first.nv_target);
+  const cuda::GateKinds all = p.Check(late);
+  EXPECT_TRUE(all.directives && all.runtime && all.nv_target);
+
+  const std::string none = "void f() { if (major < 9) return; }\n";  // no arch name: read to its end
+  first = p.CheckDirectivesFirst(none, complete);
+  EXPECT_TRUE(complete);
+  EXPECT_FALSE(first.directives);
+  EXPECT_TRUE(first.runtime);
+
+  const std::string early = "void f() { if (major < 9) NV_IF_TARGET(NV_IS_DEVICE, (h();)); }\n";
+  first = p.CheckDirectivesFirst(early, complete);
+  EXPECT_TRUE(complete) << "every kind was found by the first arch name";
+  EXPECT_TRUE(first.directives && first.runtime && first.nv_target);
+}
+
 TEST(Prefilter, NamesInLeadingCommentsIncludePathsAndNamespacesNeedNoAnalysis) {
   Prefilter p(cuda::MacroEnv{});
   const std::string skipped =
