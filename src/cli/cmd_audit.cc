@@ -30,6 +30,7 @@
 #include "scan/groups.h"
 #include "scan/prebuilt_link.h"
 #include "report/json_text.h"
+#include "util/process_end.h"
 
 namespace archpatch::cli {
 namespace {
@@ -359,6 +360,8 @@ int RunAudit(const Context&, const std::vector<std::string>& args) {
   // Legacy fallbacks and other chips' paths keep nothing out: they alone leave the exit code 0.
   const bool excluded =
       std::any_of(groups.begin(), groups.end(), [](const gate::Group& g) { return gate::KeepsTargetOut(g.klass); });
+  LeaveToProcessEnd(std::move(*report));  // the audit's last step: freeing it cost more than printing it
+  LeaveToProcessEnd(std::move(groups));
   return !excluded && !no_image ? kExitOk : kExitFindings;
 }
 
