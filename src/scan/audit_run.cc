@@ -1,7 +1,6 @@
 #include "scan/audit_run.h"
 
 #include <algorithm>
-#include <thread>
 
 #include <spdlog/spdlog.h>
 
@@ -10,6 +9,7 @@
 #include "cuda/tokens.h"
 #include "scan/scan.h"
 #include "util/identifier.h"
+#include "util/worker_pool.h"
 
 namespace archpatch::scan {
 namespace {
@@ -65,10 +65,7 @@ AuditReport AuditRun::Run() {
   int jobs = WorkerCount(options_.jobs);
   jobs = std::min<int>(jobs, std::max<size_t>(1, files_.size()));
   std::vector<WorkerResult> results(jobs);
-  std::vector<std::thread> threads;
-  for (int j = 1; j < jobs; ++j) threads.emplace_back([this, &results, j] { Work(results[j]); });
-  Work(results[0]);
-  for (std::thread& t : threads) t.join();
+  WorkerPool::Shared().Run(jobs, [this, &results](size_t j) { Work(results[j]); });
   if (const size_t helped = loops_.helped())
     spdlog::debug("audit: {} shares of per-gate loops run by idle workers", helped);
   return Merge(results);

@@ -1,7 +1,7 @@
 // Work spread over threads: each index of a range is handed to the next free thread, the
-// caller's among them. For the short serial stretches of an audit that would otherwise keep
-// every core but one idle (AuditRun and the file pass keep workers of their own, with per-worker
-// results).
+// caller's among them, the others the process's pool's (util/worker_pool.h). For the short serial
+// stretches of an audit that would otherwise keep every core but one idle (AuditRun keeps
+// per-worker results and runs its workers on the pool itself).
 #pragma once
 
 #include <algorithm>
@@ -11,8 +11,9 @@
 #include <exception>
 #include <mutex>
 #include <optional>
-#include <thread>
 #include <vector>
+
+#include "util/worker_pool.h"
 
 namespace archpatch {
 
@@ -24,11 +25,8 @@ void ParallelFor(size_t count, int jobs, Work&& work) {
   auto run = [&] {
     for (size_t i = next++; i < count; i = next++) work(i);
   };
-  std::vector<std::thread> helpers;
   const size_t threads = std::min<size_t>(std::max(jobs, 1), count);
-  for (size_t t = 1; t < threads; ++t) helpers.emplace_back(run);
-  run();
-  for (std::thread& t : helpers) t.join();
+  WorkerPool::Shared().Run(threads, [&](size_t) { run(); });
 }
 
 // Calls make(i) for every i in [0, count) on at most `jobs` threads, the caller's among them, and
@@ -76,10 +74,7 @@ void ParallelInOrder(size_t count, int jobs, size_t window, Make&& make, Use&& u
       }
     }
   };
-  std::vector<std::thread> helpers;
-  const size_t threads = std::min<size_t>(std::max(jobs, 1), count);
-  for (size_t t = 1; t < threads; ++t) helpers.emplace_back(helper);
-  {
+  auto use_in_order = [&] {
     std::unique_lock<std::mutex> lock(mutex);
     while (used < count && !failure) {
       std::optional<T>& slot = slots[used % slots.size()];
@@ -104,8 +99,9 @@ void ParallelInOrder(size_t count, int jobs, size_t window, Make&& make, Use&& u
       }
     }
     used_one.notify_all();  // helpers waiting for room see the failure or the end
-  }
-  for (std::thread& t : helpers) t.join();
+  };
+  const size_t threads = std::min<size_t>(std::max(jobs, 1), count);
+  WorkerPool::Shared().Run(threads, [&](size_t slot) { slot == 0 ? use_in_order() : helper(); });
   if (failure) std::rethrow_exception(failure);
 }
 

@@ -1,0 +1,66 @@
+#include "util/worker_pool.h"
+
+#include <atomic>
+#include <mutex>
+#include <set>
+#include <stdexcept>
+#include <thread>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+namespace archpatch {
+namespace {
+
+// Every slot runs once, slot 0 on the caller; the threads are the same from one call to the next.
+TEST(WorkerPool, RunsEverySlotOnceAndKeepsItsThreads) {
+  WorkerPool pool;
+  std::set<std::thread::id> seen;
+  std::mutex mutex;
+  for (int round = 0; round < 50; ++round) {
+    std::vector<int> runs(6, 0);
+    std::thread::id slot0;
+    pool.Run(runs.size(), [&](size_t slot) {
+      ++runs[slot];
+      if (slot == 0) slot0 = std::this_thread::get_id();
+      std::lock_guard<std::mutex> lock(mutex);
+      seen.insert(std::this_thread::get_id());
+    });
+    ASSERT_EQ(std::set<int>(runs.begin(), runs.end()), std::set<int>{1}) << round;
+    ASSERT_EQ(slot0, std::this_thread::get_id()) << round;
+  }
+  EXPECT_LE(seen.size(), 6u) << "threads started again for each call";
+}
+
+// A loop run from inside another, while every thread of the pool is busy in the outer one,
+// finishes on the thread that runs it: no call waits for a thread to come free.
+TEST(WorkerPool, ANestedLoopNeverWaitsForAFreeThread) {
+  WorkerPool pool;
+  std::atomic<int> inner{0};
+  std::atomic<int> waiting{0};
+  pool.Run(4, [&](size_t) {
+    ++waiting;
+    while (waiting.load() < 4) std::this_thread::yield();  // every slot busy at once
+    pool.Run(8, [&](size_t) { ++inner; });
+  });
+  EXPECT_EQ(inner.load(), 32);
+}
+
+TEST(WorkerPool, ThrowsTheFirstErrorOnceEverySlotIsDone) {
+  WorkerPool pool;
+  std::atomic<int> done{0};
+  EXPECT_THROW(pool.Run(5,
+                        [&](size_t slot) {
+                          ++done;
+                          if (slot == 3) throw std::runtime_error("slot 3");
+                        }),
+               std::runtime_error);
+  EXPECT_EQ(done.load(), 5);
+  int after = 0;
+  pool.Run(1, [&](size_t) { ++after; });
+  pool.Run(0, [&](size_t) { ++after; });
+  EXPECT_EQ(after, 1);
+}
+
+}  // namespace
+}  // namespace archpatch
