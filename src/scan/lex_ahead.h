@@ -8,8 +8,9 @@
 // the findings round takes them instead of making them.
 //
 // Such a file's first read also stops its prefilter at the first arch name (about 6 of the 14
-// ms its first read took on one worker, the round's longest): the lexing thread looks for the
-// kinds the findings round needs besides (nv/target.h macros, runtime checks) before it lexes.
+// ms its first read took on one worker, the round's longest): a thread of its own, beside the
+// lexing one, looks for the kinds the findings round needs besides (nv/target.h macros, runtime
+// checks).
 #pragma once
 
 #include <future>
@@ -52,8 +53,8 @@ class LexAhead {
   // Whether a file of `size` bytes is large enough to be lexed ahead.
   bool Takes(size_t size) const { return size >= from_; }
   // Starts lexing file `index` (`path`, `size` bytes) on a thread of its own when it is large
-  // enough and the budget allows; false when it does not. With `check`, the thread first runs it
-  // over the bytes (Kinds).
+  // enough and the budget allows; false when it does not. With `check`, a thread of its own runs
+  // it over the bytes (Kinds).
   bool Start(size_t index, const std::string& path, size_t size, std::optional<Prefilter> check = std::nullopt);
   // The kinds the `check` given to Start found, waited for (before Take); nullopt when the file
   // was started without one. A file that could not be read needs every kind: the findings round
