@@ -207,7 +207,7 @@ cuda::GateKinds AuditRun::KindsOf(size_t index, std::string_view contents, bool 
 }
 
 // kRead: what the prefilter lets through. A file large enough to be lexed ahead is checked only
-// until its directives are known to be needed; the thread that lexes it looks for the rest
+// until its directives are known to be needed; a thread beside the one lexing it looks for the rest
 // (`complete` false; scan/lex_ahead.h).
 cuda::GateKinds AuditRun::FirstReadKinds(size_t index, std::string_view contents, bool& complete) const {
   complete = true;

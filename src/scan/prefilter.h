@@ -28,7 +28,7 @@ class Prefilter {
   explicit Prefilter(const cuda::MacroEnv& env);
   cuda::GateKinds Check(std::string_view contents) const;
   // Check, stopped once the directives are known to be needed (the first read needs no more of
-  // a file it lexes ahead: the lexing thread looks for the rest). `complete` says whether the
+  // a file it lexes ahead: a thread beside the lexing one looks for the rest). `complete` says whether the
   // kinds are Check's: false when nv_target and runtime were not looked for past that name.
   cuda::GateKinds CheckDirectivesFirst(std::string_view contents, bool& complete) const;
 
