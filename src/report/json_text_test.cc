@@ -33,7 +33,9 @@ Json Finding(int i) {
           {"empty_object", Json::object()},
           {"empty_array", Json::array()},
           {"nested", Json::array({Json::array(), Json::array({true, false}), Json::object({{"k", Json::array({1})}})})},
-          {"not_utf8", std::string("k\xff") + ".cu"}};
+          {"not_utf8", std::string("k\xff") + ".cu"},
+          {"late_escapes", std::string(40, 'a') + "\x7f" + std::string(17, 'b') + "\"" + std::string(20, 'c') + "\x1f"},
+          {"late_utf8", std::string(33, 'p') + "caf\xc3\xa9 " + std::string(16, 'q') + "\xc3"}};
 }
 
 TEST(IndentedText, SameBytesAsDumpAtTheTopAndNestedDeep) {

@@ -31,6 +31,8 @@ class ByteBlock {
   ByteBlock Is(unsigned char c) const { return ByteBlock(ToBytes(v_ == c)); }
   // A lane mask of the bytes from 0x80 up: UTF-8's.
   ByteBlock NonAscii() const { return ByteBlock(ToBytes(__builtin_convertvector(v_, Mask) < 0)); }
+  // A lane mask of the bytes below `c` (unsigned): with 0x20, the control bytes and 0x00.
+  ByteBlock Below(unsigned char c) const { return ByteBlock(ToBytes(v_ < c)); }
 
   ByteBlock operator|(ByteBlock o) const { return ByteBlock(v_ | o.v_); }
   ByteBlock operator&(ByteBlock o) const { return ByteBlock(v_ & o.v_); }
