@@ -1,6 +1,7 @@
 #include "scan/prebuilt_link.h"
 
 #include <algorithm>
+#include <deque>
 #include <map>
 #include <optional>
 #include <set>
@@ -40,12 +41,13 @@ std::string LastPart(const std::string& scope) {
 struct CallLine {
   size_t begin = 0, end = 0;  // bytes
   int depth = 0;
-  std::string scope;
-  std::set<std::string> calls;
+  const std::string* scope = nullptr;  // in ModuleCalls::scopes: a module's lines share a few
+  std::vector<std::string> calls;      // as found (ModuleCalls::by_scope has them once each)
   bool opens_arm = false;
 };
 
 struct ModuleCalls {
+  std::deque<std::string> scopes;  // the lines' scopes, each once (a deque keeps them in place)
   std::vector<CallLine> lines;
   std::map<std::string, std::set<std::string>> by_scope;  // every name a scope calls
   std::map<std::string, LoaderSet> reached;               // per scope: the loaders it reaches
@@ -55,11 +57,13 @@ struct ModuleCalls {
 ModuleCalls ReadCalls(const python::TokenStream& ts, const std::vector<python::LogicalLine>& lines) {
   ModuleCalls out;
   // The lines of a scope share its names (python::Scope): each scope's name is made once.
-  std::map<const std::vector<std::string>*, std::string> names;
+  std::map<const std::vector<std::string>*, const std::string*> names;
   for (const python::LogicalLine& line : lines) {
     if (line.scope.empty() || line.first >= line.last) continue;
     auto name = names.find(&line.scope.names());
-    if (name == names.end()) name = names.emplace(&line.scope.names(), python::ScopeName(line.scope)).first;
+    if (name == names.end()) {
+      name = names.emplace(&line.scope.names(), &out.scopes.emplace_back(python::ScopeName(line.scope))).first;
+    }
     CallLine c{ts.tokens[line.first].begin, ts.tokens[line.last - 1].end, line.depth, name->second, {}, false};
     for (std::string_view kw : {"if", "elif", "else", "while"}) c.opens_arm = c.opens_arm || ts.Is(line.first, kw);
     for (size_t i = line.first; i + 1 < line.last; ++i) {
@@ -67,9 +71,9 @@ ModuleCalls ReadCalls(const python::TokenStream& ts, const std::vector<python::L
       // `x.f(` on another object is marked ".f": it may be a loader, never this module's f.
       const bool other_object =
           i > line.first + 1 && ts.Is(i - 1, ".") && !ts.Is(i - 2, "self") && !ts.Is(i - 2, "cls");
-      c.calls.emplace(std::string(other_object ? "." : "") + std::string(ts.Text(i)));
+      c.calls.push_back(std::string(other_object ? "." : "") + std::string(ts.Text(i)));
     }
-    out.by_scope[c.scope].insert(c.calls.begin(), c.calls.end());
+    out.by_scope[*c.scope].insert(c.calls.begin(), c.calls.end());
     out.lines.push_back(std::move(c));
   }
   for (const auto& [scope, names] : out.by_scope) out.local[LastPart(scope)].push_back(scope);
@@ -133,7 +137,7 @@ LoaderSet GateReaches(const Finding& f, const ModuleCalls& m, const ArtifactInde
     auto at = std::find_if(m.lines.begin(), m.lines.end(),
                            [&](const CallLine& c) { return c.begin <= f.span.begin && f.span.begin < c.end; });
     if (at != m.lines.end() && at->opens_arm) {
-      std::set<std::string> calls = at->calls;
+      std::set<std::string> calls(at->calls.begin(), at->calls.end());
       for (auto it = at + 1; it != m.lines.end() && it->depth > at->depth; ++it) {
         calls.insert(it->calls.begin(), it->calls.end());
       }
@@ -222,7 +226,7 @@ std::vector<gate::PrebuiltArtifacts> LinkPlace(const std::string& file, std::str
     place.kind = gate::Kind::kPythonGate;
     const ModuleCalls calls = ReadCalls(file, source);
     for (const CallLine& line : calls.lines) {
-      if (line.begin <= offset && offset < line.end) place.scope = line.scope;
+      if (line.begin <= offset && offset < line.end) place.scope = *line.scope;
     }
   } else {
     place.kind = gate::Kind::kCppRuntimeGate;
