@@ -34,7 +34,8 @@ class Stopwatch {
 // The package's macros: names a package #defines under arch conditions, with their state per arch
 // (cuda::MacroEnv::per_arch), from the definitions kRead found. A round can resolve macros defined
 // from other package macros (cutlass/arch/config.h -> cute/arch/config.hpp -> users); three at
-// most, each reading again only the files whose directives may name one found so far.
+// most, each reading again only the files whose directives may name one whose state the round
+// changed (a file that names none defines as it did in the round before).
 struct PackageMacros {
   cuda::MacroEnv env;                          // options.env with the per-arch states
   std::set<std::string, std::less<>> applied;  // their names
@@ -52,10 +53,17 @@ PackageMacros SettlePackageMacros(const AuditOptions& options, const std::vector
       if (!out.applied.count(name) && !out.env.defines.count(name) && !out.env.undefs.count(name)) fresh.insert(name);
     }
     if (fresh.empty()) break;
+    std::set<std::string, std::less<>> changed = fresh;
+    for (const std::string& name : out.applied) {
+      auto now = macros.find(name);
+      auto before = out.env.per_arch.find(name);
+      if (now == macros.end() || before == out.env.per_arch.end() || now->second != before->second)
+        changed.insert(name);
+    }
     out.applied.insert(fresh.begin(), fresh.end());
     out.env.per_arch = std::move(macros);
     if (round + 1 == kRounds) break;  // no further round reads the definitions
-    AuditRun defining(options, files, out.env, shared, Round::kDefinitions, &out.applied);
+    AuditRun defining(options, files, out.env, shared, Round::kDefinitions, &changed);
     Stopwatch clock;
     defining.Run();
     spdlog::debug("audit: round {}: {} ms, {} files", round, clock.Lap(), defining.rescanned().size());

@@ -172,6 +172,44 @@ TEST_F(Package, MacrosOfMacrosSettleAndTheFilePassRunsOncePerFile) {
   EXPECT_EQ(macros_seen["kernel.cuh"], 0u);  // names none: under the user's macros alone
 }
 
+// Three levels (CUTLASS's config.h -> cute's config.hpp -> a header of its own): each round reads
+// again only the files that name a macro whose state the round before changed, and every level
+// still settles per arch. The second level also names the first, unchanged since: its
+// definitions stay as the first round found them.
+TEST_F(Package, EachRoundSettlesTheLevelItsMacrosChanged) {
+  Write("pkg/arch/derived.hpp",
+        "#if defined(PKG_MMA_SM90A_ENABLED)\n"
+        "#  define PKG_DERIVED_ENABLED\n"
+        "#endif\n");
+  Write("pkg/arch/derived2.hpp",
+        "#if defined(PKG_DERIVED_ENABLED) || defined(PKG_MMA_SM90A_ENABLED)\n"
+        "#  define PKG_DERIVED2_ENABLED\n"
+        "#endif\n");
+  Write("pkg/user2.cuh",
+        "__global__ void u() {\n"
+        "#if defined(PKG_DERIVED2_ENABLED)\n"
+        "  work();\n"
+        "#endif\n"
+        "}\n");
+  for (int jobs : {1, 3}) {
+    AuditOptions o;
+    o.target = *arch::ParseArch("sm_120");
+    o.paths = {(root_ / "pkg").string()};
+    o.jobs = jobs;
+    Result<AuditReport> r = Audit(o);
+    ASSERT_TRUE(r.ok());
+    for (const char* name : {"PKG_MMA_SM90A_ENABLED", "PKG_DERIVED_ENABLED", "PKG_DERIVED2_ENABLED"}) {
+      ASSERT_TRUE(r->package_macros.count(name)) << name << " -j" << jobs;
+      EXPECT_EQ(r->package_macros.at(name).at("sm_90a"), Tri::kTrue) << name;
+      EXPECT_EQ(r->package_macros.at(name).at("sm_120"), Tri::kFalse) << name;
+    }
+    const Finding* use = At(*r, "user2.cuh", 2);
+    ASSERT_NE(use, nullptr) << "-j" << jobs;
+    EXPECT_EQ(use->VerdictFor("sm_120"), Tri::kFalse);
+    EXPECT_EQ(use->VerdictFor("sm_90a"), Tri::kTrue);
+  }
+}
+
 TEST_F(Package, NotFeatErrorElseBodyIsListedAsARefusal) {
   AuditReport r = Run();
   const Finding* body = At(r, "kernel.cuh", 4);
