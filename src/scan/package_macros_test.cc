@@ -174,8 +174,8 @@ TEST_F(Package, MacrosOfMacrosSettleAndTheFilePassRunsOncePerFile) {
 
 // Three levels (CUTLASS's config.h -> cute's config.hpp -> a header of its own): each round reads
 // again only the files that name a macro whose state the round before changed, and every level
-// still settles per arch. The second level also names the first, unchanged since: its
-// definitions stay as the first round found them.
+// still settles per arch. derived.hpp names only the first level's macro, settled by the first
+// round: the second does not read it again, and its definitions stay as the first found them.
 TEST_F(Package, EachRoundSettlesTheLevelItsMacrosChanged) {
   Write("pkg/arch/derived.hpp",
         "#if defined(PKG_MMA_SM90A_ENABLED)\n"

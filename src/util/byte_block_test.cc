@@ -26,7 +26,7 @@ TEST(ByteBlock, EachLaneTestHoldsForItsByteAloneAtEveryLane) {
       ASSERT_EQ(b.Is(static_cast<unsigned char>(value)).First(), lane) << value;
       ASSERT_EQ(b.NonAscii().Any(), value >= 0x80) << value;
       ASSERT_EQ(b.Below(0x20).Any(), value < 0x20) << value;
-      ASSERT_EQ(b.Below(0x80).Any(), true) << value;  // the filler, a letter, is below 0x80
+      ASSERT_TRUE(b.Below(0x80).Any()) << value;  // the filler, a letter, is below 0x80
       if (value >= 0x80) {
         ASSERT_EQ(b.NonAscii().First(), lane);
       }
