@@ -91,7 +91,10 @@ void ParallelInOrder(size_t count, int jobs, size_t window, Make&& make, Use&& u
         }
         lock.lock();
         ++used;
-        used_one.notify_all();
+        // Helpers that found the window full are woken once half of it is free, and fill it
+        // again: woken for each slot used, each made one element and slept again (`--json` on 16
+        // cores, once its elements were made faster than written: 4,300 context switches).
+        if (next - used <= window / 2) used_one.notify_all();
       } else if (std::optional<size_t> i = take()) {
         make_one(lock, *i);
       } else {
