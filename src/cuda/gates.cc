@@ -144,6 +144,11 @@ void AddDirectiveGates(const std::string& file, std::string_view contents, const
   std::shared_ptr<const DirectiveScan> read = kinds.read;
   if (!read) read = std::make_shared<const DirectiveScan>(ReadDirectives(tokens, contents, file, lines));
   const DirectiveScan& scan = *read;
+  if (kinds.definitions_only) {
+    out.definitions = DefinitionsOf(scan, arches, env, file);
+    out.directives = std::move(read);
+    return;
+  }
   BranchVerdicts v = EvaluateOwnBranches(scan, arches, env, file);
   out.warnings.insert(out.warnings.end(), scan.problems.begin(), scan.problems.end());
   out.warnings.insert(out.warnings.end(), v.malformed.begin(), v.malformed.end());

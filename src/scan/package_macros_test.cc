@@ -176,6 +176,8 @@ TEST_F(Package, MacrosOfMacrosSettleAndTheFilePassRunsOncePerFile) {
 // again only the files that name a macro whose state the round before changed, and every level
 // still settles per arch. derived.hpp names only the first level's macro, settled by the first
 // round: the second does not read it again, and its definitions stay as the first found them.
+// The same when every file is lexed ahead, which the first read reads for its definitions alone
+// (cuda::GateKinds::definitions_only): the findings round evaluates its branches.
 TEST_F(Package, EachRoundSettlesTheLevelItsMacrosChanged) {
   Write("pkg/arch/derived.hpp",
         "#if defined(PKG_MMA_SM90A_ENABLED)\n"
@@ -191,11 +193,14 @@ TEST_F(Package, EachRoundSettlesTheLevelItsMacrosChanged) {
         "  work();\n"
         "#endif\n"
         "}\n");
-  for (int jobs : {1, 3}) {
+  std::vector<std::string> reports;
+  for (const auto& [jobs, lex_ahead_from] :
+       {std::pair<int, size_t>{1, AuditOptions{}.lex_ahead_from}, {3, 1}, {1, 1}}) {
     AuditOptions o;
     o.target = *arch::ParseArch("sm_120");
     o.paths = {(root_ / "pkg").string()};
     o.jobs = jobs;
+    o.lex_ahead_from = lex_ahead_from;
     Result<AuditReport> r = Audit(o);
     ASSERT_TRUE(r.ok());
     for (const char* name : {"PKG_MMA_SM90A_ENABLED", "PKG_DERIVED_ENABLED", "PKG_DERIVED2_ENABLED"}) {
@@ -207,7 +212,12 @@ TEST_F(Package, EachRoundSettlesTheLevelItsMacrosChanged) {
     ASSERT_NE(use, nullptr) << "-j" << jobs;
     EXPECT_EQ(use->VerdictFor("sm_120"), Tri::kFalse);
     EXPECT_EQ(use->VerdictFor("sm_90a"), Tri::kTrue);
+    std::string text;
+    for (const Finding& f : r->findings) text += ToJson(f).dump() + "\n";
+    reports.push_back(text);
   }
+  EXPECT_EQ(reports[1], reports[0]) << "every file lexed ahead";
+  EXPECT_EQ(reports[2], reports[0]) << "every file lexed ahead, -j1";
 }
 
 TEST_F(Package, NotFeatErrorElseBodyIsListedAsARefusal) {
