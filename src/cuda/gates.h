@@ -34,7 +34,7 @@ struct GateKinds {
   DraftFilter wanted;      // #if branches: empty keeps every one (the audit keeps exclusions only)
   // The caller asks only whether `wanted` keeps a branch (CudaGates::wanted_any): drafting stops
   // at the first one and completes none; with `wanted` empty, no branch is drafted. The audit's
-  // first read asks that, and its package-macro rounds read definitions alone: on CUTLASS's
+  // first read asks that (its package-macro rounds ask for definitions alone, below): on CUTLASS's
   // 2.8 MB headers, drafting their 737 branches was a fifth of the first read's work.
   bool only_whether_wanted = false;
   // The caller needs the file's directives and #defines alone: only the branches that decide
