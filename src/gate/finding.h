@@ -295,6 +295,10 @@ struct Finding {
 
 // Sorts by file, then line, then column: the order every report prints.
 void SortFindings(std::vector<Finding>& findings);
+// The findings of every part in that order (stable: a place's own in the order of the parts),
+// each moved once (a Finding is 1.4 KB: moved into one vector first, then sorted into a second,
+// FlashInfer + CUTLASS's 2,700 findings were two 3.8 MB vectors on the audit's serial end).
+std::vector<Finding> SortedFindings(const std::vector<std::vector<Finding>*>& parts);
 
 }  // namespace archpatch::gate
 

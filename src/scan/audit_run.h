@@ -82,6 +82,7 @@ class AuditRun {
                     const cuda::MacroEnv& env, cuda::CudaGates& gates, std::vector<Finding>& kept,
                     std::vector<Error>& warnings);
   AuditReport Merge(std::vector<WorkerResult>& results);
+  std::vector<size_t> FindingsOrder();
 
   const AuditOptions& options_;
   const cuda::MacroEnv& env_;
@@ -101,6 +102,7 @@ class AuditRun {
   std::string target_;
   std::vector<std::string> others_;
   const std::vector<size_t>* order_ = nullptr;  // the order workers take the files in (Run)
+  std::vector<size_t> findings_order_;          // kFindings: order_
   std::atomic<size_t> next_{0};
   std::atomic<size_t> done_{0};  // files this round's workers are done with
   SharedLoops loops_;            // offered by the workers on the largest files, taken by idle ones

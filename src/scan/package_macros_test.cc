@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <future>
 #include <map>
 #include <mutex>
 #include <unistd.h>
@@ -246,6 +247,28 @@ TEST_F(Package, TheDefineIsTheRootCauseOfItsUsers) {
   EXPECT_EQ(define->klass,
             gate::ExclusionClass::kRefusal);  // no hazard pass here: the class comes from the user's #else
   EXPECT_EQ(define->distribution, (root_ / "pkg").string());
+}
+
+// The package model waits for the last Python module, and nothing waits for it in turn: the
+// findings round takes the modules before the C/C++ files (bar those lexed ahead), so that the
+// model runs beside the C/C++ files instead of after the last of them, however small the modules
+// are. One worker: the order is the round's own.
+TEST_F(Package, ThePackageModelRunsBeforeTheLastCppFile) {
+  Write("pkg/tiny.py", "x = 1\n");  // the smallest file: the last one, largest first
+  AuditOptions o;
+  o.target = *arch::ParseArch("sm_120");
+  o.paths = {(root_ / "pkg").string()};
+  o.jobs = 1;
+  size_t done = 0, total = 0, model_at = 0;
+  o.on_file_done = [&](size_t d, size_t t) { done = d, total = t; };
+  o.after_package_model = [&](std::vector<Finding>&) {
+    model_at = done;
+    return std::future<void>();
+  };
+  ASSERT_TRUE(Audit(o).ok());
+  ASSERT_GT(total, 1u);
+  EXPECT_EQ(done, total);
+  EXPECT_EQ(model_at, 1u);  // after the one module, before every C/C++ file
 }
 
 TEST(PackageMacros, OnlyArchDependentDefinitionsAreKept) {

@@ -143,7 +143,12 @@ void PythonModules::Model() {
   for (Finding& f : resolved) {
     if (ExcludesTarget(f, target_, others_)) report_.findings.push_back(std::move(f));
   }
-  module_names_ = {}, gated_modules_ = {}, other_modules_ = {}, chains_ = {};
+  // The summaries are freed on a thread of their own: on the worker that ran the model, beside 15
+  // busy ones, freeing them took 2-7 ms before the prebuilt links could start (16 cores).
+  freed_ = std::async(std::launch::async, [names = std::move(module_names_), gated = std::move(gated_modules_),
+                                           other = std::move(other_modules_), chains = std::move(chains_)]() mutable {
+    names = {}, gated = {}, other = {}, chains = {};  // here: the captures live as long as the future
+  });
   if (options_.after_package_model) after_model_ = options_.after_package_model(report_.findings);
 }
 

@@ -2,10 +2,11 @@
 //
 // A module defines no macro, so its scan needs nothing the C/C++ rounds settle (scan/audit_run.h).
 // A worker with no C/C++ file left to take in a round scans modules, smallest first, while the
-// round's last files are read on other workers; the findings round takes the rest in its own order
-// (largest first). Once the last module is scanned, a findings-round worker runs the package model
-// beside the C/C++ files still being read: on 16 cores, Python was a fifth of the findings round
-// and the package model most of the single-threaded merge after it.
+// round's last files are read on other workers; the findings round takes the rest before its C/C++
+// files (bar the few lexed ahead; AuditRun::FindingsOrder), largest first. Once the last module is
+// scanned, a findings-round worker runs the package model beside the C/C++ files still being read:
+// on 16 cores, Python was a fifth of the findings round and the package model most of the
+// single-threaded merge after it.
 #pragma once
 
 #include <atomic>
@@ -88,6 +89,7 @@ class PythonModules {
   std::atomic<size_t> summary_bytes_{0};  // of the sources whose summaries other_modules_ keeps
   std::atomic<bool> model_claimed_{false};
   std::future<void> after_model_;  // AuditOptions::after_package_model's work on report_.findings
+  std::future<void> freed_;        // the summaries the model read, freed (waited for when destroyed)
 
   std::mutex mutex_;  // guards the modules' results, until Model
   Report report_;
