@@ -70,8 +70,9 @@ void JsonObjectStream::ArrayMembers(const std::vector<Array>& arrays) {
   };
   std::vector<Run> runs;
   for (size_t a = 0; a < arrays.size(); ++a) {
-    for (size_t first = 0; first < arrays[a].count; first += kRun)
+    for (size_t first = 0; first < arrays[a].count; first += kRun) {
       runs.push_back({a, first, std::min(arrays[a].count, first + kRun)});
+    }
   }
   auto element = [&](size_t a, size_t i) {
     return arrays[a].text ? arrays[a].text(i, 4) : IndentedText(arrays[a].element(i), 4);

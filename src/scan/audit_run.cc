@@ -63,8 +63,8 @@ AuditRun::AuditRun(const AuditOptions& options, std::vector<std::string> files, 
 // The findings round's order. First the files lexed ahead, the longest to analyse, as in every
 // round. Then the Python modules: the package model waits for the last one, and the prebuilt
 // links for the model; taken in the walk's size order among the C/C++ files, the last small
-// modules came at the round's end, and the model and links after them (4-6 ms and 6-10 ms on one
-// worker, 16 cores) ended the round 10-15 ms after the other workers. Taken early, the model runs
+// modules came at the round's end, and the model and links after them (4-6 and 5-10 ms on one
+// worker, 16 cores) ended the round 6-15 ms after the other workers. Taken early, the model runs
 // on one worker beside the C/C++ files. Then the rest, largest first.
 std::vector<size_t> AuditRun::FindingsOrder() {
   const std::vector<size_t>& largest_first = store_.LargestFirst();
