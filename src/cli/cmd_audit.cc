@@ -331,7 +331,7 @@ int RunAudit(const Context&, const std::vector<std::string>& args) {
   });
   auto unsafe =
       std::async(std::launch::async, [&] { return plan::MatchShippedKnownUnsafe(report->findings, options.target); });
-  std::vector<gate::Group> groups = scan::BuildGroups(report->findings, options.paths);
+  std::vector<gate::Group> groups = scan::BuildGroups(report->findings, options.paths, jobs);
   linked.get();
   scan::MarkPrebuiltGroups(groups, report->findings, options.target);
   // The known-unsafe reason goes before the prebuilt one.
