@@ -153,27 +153,46 @@ void DropModuleLists(std::vector<Finding>& findings) {
 
 }  // namespace
 
-Result<ScannedModule> ScanPythonModule(const std::string& file, std::string_view contents,
-                                       const std::vector<arch::Arch>& arches) {
-  Result<Tokenized> tokens = TokenizeMatched(file, contents);
-  if (!tokens) return tokens.error();
-  ScannedModule out;
-  out.syntax.ts = MakeStream(contents, std::move(*tokens));
-  out.syntax.lines = SplitLines(out.syntax.ts);
-  const TokenStream& ts = out.syntax.ts;
-  const std::vector<LogicalLine>& lines = out.syntax.lines;
-  const std::vector<Gate> gates = Recognizer(ts, lines).Run();
+namespace {
 
-  const StatementIndex statements(ts, lines);
+// The module's gates as findings, from the syntax already read; `statements` indexes it.
+std::vector<Finding> GateFindings(const std::string& file, const ModuleSyntax& syntax, const StatementIndex& statements,
+                                  const std::vector<Gate>& gates, const std::vector<arch::Arch>& arches) {
+  std::vector<Finding> findings;
   std::set<std::tuple<size_t, size_t, size_t>> seen;  // literal span + where it is used
   for (const Gate& g : gates) {
     if (!seen.insert({g.literal.span.begin, g.literal.span.end, g.first_token}).second) continue;
     const GateDirection direction =
         IsBranchShape(g) ? statements.DirectionOf(g.first_token, g.last_token) : GateDirection{};
-    out.findings.push_back(ToFinding(file, ts, g, arches, direction));
+    findings.push_back(ToFinding(file, syntax.ts, g, arches, direction));
   }
-  DropModuleLists(out.findings);
-  SortFindings(out.findings);
+  DropModuleLists(findings);
+  SortFindings(findings);
+  return findings;
+}
+
+Result<ModuleSyntax> ReadSyntax(const std::string& file, std::string_view contents) {
+  Result<Tokenized> tokens = TokenizeMatched(file, contents);
+  if (!tokens) return tokens.error();
+  ModuleSyntax syntax;
+  syntax.ts = MakeStream(contents, std::move(*tokens));
+  syntax.lines = SplitLines(syntax.ts);
+  return syntax;
+}
+
+}  // namespace
+
+Result<ScannedModule> ScanPythonModule(const std::string& file, std::string_view contents,
+                                       const std::vector<arch::Arch>& arches) {
+  Result<ModuleSyntax> syntax = ReadSyntax(file, contents);
+  if (!syntax) return syntax.error();
+  ScannedModule out;
+  out.syntax = std::move(*syntax);
+  const TokenStream& ts = out.syntax.ts;
+  const std::vector<LogicalLine>& lines = out.syntax.lines;
+  const std::vector<Gate> gates = Recognizer(ts, lines).Run();
+  const StatementIndex statements(ts, lines);
+  out.findings = GateFindings(file, out.syntax, statements, gates, arches);
   out.summary = SummarizeModule(file, ts, lines, gates, arches);
   out.summary.chains = FindChains(statements, out.findings, arches.size());
   spdlog::debug("python: {}: {} tokens, {} gates, {} predicates", file, ts.tokens.size(), out.findings.size(),
@@ -181,11 +200,14 @@ Result<ScannedModule> ScanPythonModule(const std::string& file, std::string_view
   return out;
 }
 
+// Without the package model's summary: the callers (rules located in a file, a file's own scan)
+// take the findings alone, and the summary was a quarter of a module's scan.
 Result<std::vector<Finding>> ScanPython(const std::string& file, std::string_view contents,
                                         const std::vector<arch::Arch>& arches) {
-  Result<ScannedModule> scanned = ScanPythonModule(file, contents, arches);
-  if (!scanned) return scanned.error();
-  return std::move(scanned->findings);
+  Result<ModuleSyntax> syntax = ReadSyntax(file, contents);
+  if (!syntax) return syntax.error();
+  const std::vector<Gate> gates = Recognizer(syntax->ts, syntax->lines).Run();
+  return GateFindings(file, *syntax, StatementIndex(syntax->ts, syntax->lines), gates, arches);
 }
 
 }  // namespace archpatch::python
