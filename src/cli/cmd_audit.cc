@@ -235,7 +235,8 @@ int RunAudit(const Context&, const std::vector<std::string>& args) {
     return kExitOk;
   }
   scan::AuditOptions options = ToAuditOptions(parsed.vars);
-  scan::PrepareAuditProcess();  // before the record check's and the index's threads
+  options.leave_state_to_process_end = true;  // the report is this command's last work
+  scan::PrepareAuditProcess();                // before the record check's and the index's threads
   RefuseTogether(parsed.vars, "binaries", "binaries-only");
   RefuseTogether(parsed.vars, "binaries", "no-binaries");
   const bool environment = IsEnvironmentAudit(parsed.vars);

@@ -130,16 +130,39 @@ Tri VerdictOn(const Verdicts& verdicts, std::string_view arch) {
 void SortFindings(std::vector<Finding>& findings) { findings = SortedFindings({&findings}); }
 
 std::vector<Finding> SortedFindings(const std::vector<std::vector<Finding>*>& parts) {
-  std::vector<Finding*> order;
+  // Files ranked once, then the places sorted by numbers: comparing paths (long, with long common
+  // prefixes) in every step of the sort was most of its time on an audit's serial end.
+  struct Key {
+    size_t file;  // rank of the path
+    int line, column;
+    Finding* finding;
+  };
+  std::vector<std::string_view> paths;
   for (std::vector<Finding>* part : parts) {
-    for (Finding& f : *part) order.push_back(&f);
+    for (const Finding& f : *part) {
+      if (paths.empty() || paths.back() != f.file) paths.push_back(f.file);  // a file's are mostly together
+    }
   }
-  std::stable_sort(order.begin(), order.end(), [](const Finding* x, const Finding* y) {
-    return std::tie(x->file, x->line, x->column) < std::tie(y->file, y->line, y->column);
+  std::sort(paths.begin(), paths.end());
+  paths.erase(std::unique(paths.begin(), paths.end()), paths.end());
+  std::vector<Key> order;
+  for (std::vector<Finding>* part : parts) {
+    const std::string* last = nullptr;
+    size_t rank = 0;
+    for (Finding& f : *part) {
+      if (!last || f.file != *last) {
+        last = &f.file;
+        rank = std::lower_bound(paths.begin(), paths.end(), std::string_view(*last)) - paths.begin();
+      }
+      order.push_back({rank, f.line, f.column, &f});
+    }
+  }
+  std::stable_sort(order.begin(), order.end(), [](const Key& x, const Key& y) {
+    return std::tie(x.file, x.line, x.column) < std::tie(y.file, y.line, y.column);
   });
   std::vector<Finding> sorted;
   sorted.reserve(order.size());
-  for (Finding* f : order) sorted.push_back(std::move(*f));
+  for (const Key& k : order) sorted.push_back(std::move(*k.finding));
   return sorted;
 }
 

@@ -49,6 +49,21 @@ TEST(SortFindings, ByFileLineColumnKeepingTiesInOrder) {
   EXPECT_EQ(f[2].file, "b.cu");
 }
 
+// The audit's workers each give their files' findings; a file's may come in two parts.
+TEST(SortedFindings, MergesThePartsByPathBytesThenPlaceKeepingPartOrderOnTies) {
+  auto at = [](std::string file, int line, std::string text) {
+    Finding f;
+    f.file = std::move(file), f.line = line, f.text = std::move(text);
+    return f;
+  };
+  std::vector<Finding> one = {at("b.cu", 5, "b5"), at("a.cu", 2, "a2 first"), at("b.cu", 1, "b1")};
+  std::vector<Finding> two = {at("a/x.cu", 1, "ax1"), at("a.cu", 2, "a2 second"), at("a.cu", 1, "a1")};
+  std::vector<std::string> texts;
+  for (const Finding& f : SortedFindings({&one, &two})) texts.push_back(f.text);
+  // "a.cu" before "a/x.cu": '.' is below '/'.
+  EXPECT_EQ(texts, (std::vector<std::string>{"a1", "a2 first", "a2 second", "ax1", "b1", "b5"}));
+}
+
 TEST(Names, TheClassesAndDirectionsLaterAnalysesUse) {
   EXPECT_EQ(ExclusionClassName(ExclusionClass::kFastPath), "fast-path");
   EXPECT_EQ(ExclusionClassName(ExclusionClass::kHardwareExclusive), "hardware-exclusive");

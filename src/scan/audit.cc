@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <chrono>
+#include <memory>
+#include <optional>
 #include <cstdlib>
 #include <mutex>
 #include <set>
@@ -13,6 +15,7 @@
 #include "scan/directive_store.h"
 #include "scan/package_macros.h"
 #include "scan/walk.h"
+#include "util/process_end.h"
 
 namespace archpatch::scan {
 namespace {
@@ -79,29 +82,42 @@ void SortByPlace(std::vector<Error>& errors) {
   });
 }
 
+// What the rounds share, held together so that it can outlive the audit (leave_state_to_process_end).
+struct RoundsState {
+  RoundsState(const AuditOptions& options, const std::vector<std::string>& files, const std::vector<size_t>& sizes)
+      : store(files.size()), python(options, files, sizes, budget), ahead(options.lex_ahead_from) {
+    for (size_t i = 0; i < files.size() && i < sizes.size(); ++i) store.NoteSize(i, sizes[i]);
+  }
+  DirectiveStore store;
+  ByteBudget budget;
+  PythonModules python;
+  LexAhead ahead;
+  // In the order made: destroyed the other way round.
+  std::optional<AuditRun> read;
+  std::optional<PackageMacros> macros;
+  std::optional<AuditRun> find;
+};
+
 // Every file read once for the package's macros, then analysed once with them (the hazard checks
 // inside, on the scan's tokens); the directives kept for the rounds are released at the end.
 AuditReport ScanInRounds(const AuditOptions& options, const std::vector<std::string>& files,
                          const std::vector<size_t>& sizes) {
   Stopwatch clock;
-  DirectiveStore store(files.size());
-  for (size_t i = 0; i < files.size() && i < sizes.size(); ++i) store.NoteSize(i, sizes[i]);
-  ByteBudget budget;
-  PythonModules python(options, files, sizes, budget);
-  LexAhead ahead(options.lex_ahead_from);
-  const SharedByRounds shared{store, python, budget, ahead};
-  AuditRun read(options, files, options.env, shared, Round::kRead);
+  auto state = std::make_unique<RoundsState>(options, files, sizes);
+  const SharedByRounds shared{state->store, state->python, state->budget, state->ahead};
+  AuditRun& read = state->read.emplace(options, files, options.env, shared, Round::kRead);
   read.Run();
   spdlog::debug("audit: {} files read: {} ms ({} KiB of directives kept)", files.size(), clock.Lap(),
-                store.bytes() >> 10);
-  const PackageMacros macros = SettlePackageMacros(options, files, shared, std::move(read.definitions()),
-                                                   VerdictArches(options.target, options.against));
+                state->store.bytes() >> 10);
+  const PackageMacros& macros = state->macros.emplace(SettlePackageMacros(
+      options, files, shared, std::move(read.definitions()), VerdictArches(options.target, options.against)));
   spdlog::debug("audit: {} package macros: {} ms", macros.applied.size(), clock.Lap());
-  AuditRun find(options, files, macros.env, shared, Round::kFindings,
-                macros.applied.empty() ? nullptr : &macros.applied);
+  AuditRun& find = state->find.emplace(options, files, macros.env, shared, Round::kFindings,
+                                       macros.applied.empty() ? nullptr : &macros.applied);
   AuditReport report = find.Run();
   if (!macros.applied.empty()) report.package_macros = macros.env.per_arch;
   spdlog::debug("audit: {} files parsed: {} ms", report.files_parsed, clock.Lap());
+  if (options.leave_state_to_process_end) LeaveToProcessEnd(std::move(state));
   return report;
 }
 

@@ -81,6 +81,10 @@ struct AuditOptions {
   // for before the findings round's end takes them; work done in the call itself runs on that
   // worker, beside the others, instead of on a thread competing with them all. May be empty.
   std::function<std::future<void>(std::vector<Finding>& findings)> after_package_model;
+  // The rounds' state (the directives and definitions kept, the package model's leftovers) is left
+  // to the process's end (util/process_end.h) instead of freed before Audit returns: for a command
+  // whose last use of it is this audit (freeing it was 0.7-0.9 ms of the serial end on 16 cores).
+  bool leave_state_to_process_end = false;
 };
 
 struct AuditReport {
