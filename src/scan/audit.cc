@@ -117,7 +117,11 @@ AuditReport ScanInRounds(const AuditOptions& options, const std::vector<std::str
   AuditReport report = find.Run();
   if (!macros.applied.empty()) report.package_macros = macros.env.per_arch;
   spdlog::debug("audit: {} files parsed: {} ms", report.files_parsed, clock.Lap());
-  if (options.leave_state_to_process_end) LeaveToProcessEnd(std::move(state));
+  if (options.leave_state_to_process_end) {
+    state->python.Drain();  // no thread of the state's may run at the process's end
+    state->ahead.Drain();
+    LeaveToProcessEnd(std::move(state));
+  }
   return report;
 }
 

@@ -28,7 +28,7 @@ std::optional<LexedFile> LexFile(const std::string& path) {
 
 }  // namespace
 
-LexAhead::~LexAhead() {
+void LexAhead::Drain() {  // no round runs: nothing adds to lexed_
   for (auto& [index, lexing] : lexed_) {
     if (lexing.lexed.valid()) lexing.lexed.wait();
     if (lexing.kinds.valid()) lexing.kinds.wait();

@@ -48,7 +48,10 @@ class LexAhead {
   explicit LexAhead(size_t from) : from_(from) {}
   LexAhead(const LexAhead&) = delete;
   LexAhead& operator=(const LexAhead&) = delete;
-  ~LexAhead();  // waits for the threads still lexing
+  ~LexAhead() { Drain(); }
+  // Waits for the threads still lexing or checking a file (before the object is left to the
+  // process's end, which must find none of them running).
+  void Drain();
 
   // Whether a file of `size` bytes is large enough to be lexed ahead.
   bool Takes(size_t size) const { return size >= from_; }

@@ -49,6 +49,11 @@ class PythonModules {
   // What the modules add to the audit's report, once every module is scanned (the package model
   // is run here if no worker ran it).
   Report Take();
+  // Waits for the thread freeing the model's summaries (as the destructor does): before the
+  // object is left to the process's end, which must find no thread of it still running.
+  void Drain() {
+    if (freed_.valid()) freed_.wait();
+  }
 
  private:
   // The largest module a round's idle worker takes: 1-2 ms, so that the round ends at most that
