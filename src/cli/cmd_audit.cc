@@ -203,8 +203,8 @@ plan::RuleLocations LocateTheRest(const std::vector<rules::Rule>& rules, const s
 std::function<std::future<void>(std::vector<Finding>&)> AfterPackageModel(
     const std::shared_future<scan::ArtifactIndex>& artifacts,
     const std::shared_future<std::vector<rules::Rule>>& shipped, const arch::Arch& target, int jobs,
-    std::future<std::optional<plan::RuleLocations>>& module_rules) {
-  return [&module_rules, shipped, artifacts, target, jobs](std::vector<Finding>& findings) {
+    std::future<std::optional<plan::RuleLocations>>& module_rules, scan::LinkedCalls& linked_calls) {
+  return [&module_rules, &linked_calls, shipped, artifacts, target, jobs](std::vector<Finding>& findings) {
     std::vector<std::string> files;
     std::set<std::string_view> seen;
     for (const Finding& f : findings) {
@@ -219,8 +219,9 @@ std::function<std::future<void>(std::vector<Finding>&)> AfterPackageModel(
     });
     // On the worker that ran the model, beside the C/C++ files the others still read: a thread of
     // its own competed with all of them (on 16 cores the findings round's end waited 3-5 ms for
-    // it; flashinfer/gemm/gemm_base.py, 323 KB, is most of it).
-    scan::LinkPrebuilt(findings, artifacts.get(), target, jobs);
+    // it; flashinfer/gemm/gemm_base.py, 323 KB, is most of it). The modules' calls were read
+    // when their own findings were linked: they are not read again.
+    scan::LinkPrebuilt(findings, artifacts.get(), target, jobs, &linked_calls);
     return std::future<void>();
   };
 }
@@ -279,10 +280,11 @@ int RunAudit(const Context&, const std::vector<std::string>& args) {
       std::async(std::launch::async, [&paths = options.paths] { return scan::IndexArtifacts(paths); }).share();
   // A Python module's gates are linked to what it loads on the worker that scanned it, with its
   // bytes at hand (the index is ready long before the findings round starts).
-  options.after_python_file = [artifacts, target = options.target](const std::string& file, std::string_view contents,
-                                                                   const python::ModuleSyntax& syntax,
-                                                                   std::vector<Finding>& kept) {
-    scan::LinkFilePrebuilt(kept, file, contents, artifacts.get(), target, &syntax);
+  scan::LinkedCalls linked_calls;  // each module's calls, read once for its links
+  options.after_python_file = [artifacts, &linked_calls, target = options.target](
+                                  const std::string& file, std::string_view contents,
+                                  const python::ModuleSyntax& syntax, std::vector<Finding>& kept) {
+    scan::LinkFilePrebuilt(kept, file, contents, artifacts.get(), target, &syntax, &linked_calls);
   };
   // The known-unsafe list too (7.5 KB of YAML: 7 ms of the serial end); it is loaded once.
   std::shared_future<std::vector<rules::Rule>> shipped = std::async(std::launch::async, [] {
@@ -290,8 +292,8 @@ int RunAudit(const Context&, const std::vector<std::string>& args) {
                                                            return plan::ShippedRules();
                                                          }).share();
   std::future<std::optional<plan::RuleLocations>> module_rules;  // started on the worker that ran the model
-  options.after_package_model =
-      AfterPackageModel(artifacts, shipped, options.target, scan::WorkerCount(options.jobs), module_rules);
+  options.after_package_model = AfterPackageModel(artifacts, shipped, options.target, scan::WorkerCount(options.jobs),
+                                                  module_rules, linked_calls);
   Result<scan::AuditReport> report = scan::Audit(options);
   progress.Finish();
   if (options.after_cuda_file) hazard::RequireFeatures();
@@ -311,8 +313,9 @@ int RunAudit(const Context&, const std::vector<std::string>& args) {
   const int jobs = scan::WorkerCount(options.jobs);
   // The prebuilt links of the C++ runtime checks (no file read) write each finding's artifacts
   // (scan::LinkPrebuilt); the grouping reads none of them, so they run beside it.
-  std::future<void> linked = std::async(
-      std::launch::async, [&] { scan::LinkPrebuilt(report->findings, artifacts.get(), options.target, jobs); });
+  std::future<void> linked = std::async(std::launch::async, [&] {
+    scan::LinkPrebuilt(report->findings, artifacts.get(), options.target, jobs, &linked_calls);
+  });
   std::optional<std::vector<env::RecordMismatch>> mismatches;
   if (record_check.valid()) mismatches = record_check.get();
   PrintProblems(*report);

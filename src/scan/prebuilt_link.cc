@@ -46,6 +46,8 @@ struct CallLine {
   bool opens_arm = false;
 };
 
+}  // namespace
+
 struct ModuleCalls {
   std::deque<std::string> scopes;  // the lines' scopes, each once (a deque keeps them in place)
   std::vector<CallLine> lines;
@@ -53,6 +55,8 @@ struct ModuleCalls {
   std::map<std::string, LoaderSet> reached;               // per scope: the loaders it reaches
   std::map<std::string, std::vector<std::string>> local;  // a function's name -> its scopes here
 };
+
+namespace {
 
 ModuleCalls ReadCalls(const python::TokenStream& ts, const std::vector<python::LogicalLine>& lines) {
   ModuleCalls out;
@@ -184,9 +188,26 @@ bool NamesALoader(std::string_view source, const std::string& file, const Artifa
   return MentionsAnyName(source, names);
 }
 
+// The module's calls, resolved: from `kept` when there, else read (from `syntax` when given) and
+// kept there.
+std::shared_ptr<const ModuleCalls> CallsOf(const std::string& file, std::string_view source, const ArtifactIndex& index,
+                                           const python::ModuleSyntax* syntax, LinkedCalls* kept) {
+  if (kept) {
+    if (std::shared_ptr<const ModuleCalls> known = kept->Find(file)) return known;
+  }
+  auto calls = std::make_shared<ModuleCalls>();
+  if (NamesALoader(source, file, index)) {
+    *calls = syntax ? ReadCalls(syntax->ts, syntax->lines) : ReadCalls(file, source);
+    ResolveReached(file, *calls, index);
+  }
+  if (kept) kept->Keep(file, calls);
+  return calls;
+}
+
 void LinkOneFile(const std::vector<Finding*>& findings, const std::string& file, std::string_view source,
-                 const ArtifactIndex& index, const arch::Arch& target, const python::ModuleSyntax* syntax) {
-  std::optional<ModuleCalls> calls;
+                 const ArtifactIndex& index, const arch::Arch& target, const python::ModuleSyntax* syntax,
+                 LinkedCalls* kept) {
+  std::shared_ptr<const ModuleCalls> calls;
   for (Finding* f : findings) {
     f->prebuilt_read = true;
     if (f->kind == gate::Kind::kCppRuntimeGate) {
@@ -194,27 +215,33 @@ void LinkOneFile(const std::vector<Finding*>& findings, const std::string& file,
       continue;
     }
     if (f->kind != gate::Kind::kPythonGate || f->scope.empty()) continue;
-    if (!calls) {
-      calls.emplace();
-      if (NamesALoader(source, file, index)) {
-        *calls = syntax ? ReadCalls(syntax->ts, syntax->lines) : ReadCalls(file, source);
-        ResolveReached(file, *calls, index);
-      }
-    }
+    if (!calls) calls = CallsOf(file, source, index, syntax, kept);
     AddLinks(*f, GateReaches(*f, *calls, index), index, target);
   }
 }
 
 }  // namespace
 
+std::shared_ptr<const ModuleCalls> LinkedCalls::Find(const std::string& file) const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  auto it = calls_.find(file);
+  return it == calls_.end() ? nullptr : it->second;
+}
+
+void LinkedCalls::Keep(const std::string& file, std::shared_ptr<const ModuleCalls> calls) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  calls_.emplace(file, std::move(calls));
+}
+
 void LinkFilePrebuilt(std::vector<Finding>& findings, const std::string& file, std::string_view source,
-                      const ArtifactIndex& index, const arch::Arch& target, const python::ModuleSyntax* syntax) {
+                      const ArtifactIndex& index, const arch::Arch& target, const python::ModuleSyntax* syntax,
+                      LinkedCalls* kept) {
   if (index.empty()) return;
   std::vector<Finding*> mine;
   for (Finding& f : findings) {
     if (f.file == file) mine.push_back(&f);
   }
-  LinkOneFile(mine, file, source, index, target, syntax);
+  LinkOneFile(mine, file, source, index, target, syntax, kept);
 }
 
 std::vector<gate::PrebuiltArtifacts> LinkPlace(const std::string& file, std::string_view source, size_t offset,
@@ -231,11 +258,12 @@ std::vector<gate::PrebuiltArtifacts> LinkPlace(const std::string& file, std::str
   } else {
     place.kind = gate::Kind::kCppRuntimeGate;
   }
-  LinkOneFile({&place}, file, source, index, target, nullptr);
+  LinkOneFile({&place}, file, source, index, target, nullptr, nullptr);
   return place.prebuilt;
 }
 
-void LinkPrebuilt(std::vector<Finding>& findings, const ArtifactIndex& index, const arch::Arch& target, int jobs) {
+void LinkPrebuilt(std::vector<Finding>& findings, const ArtifactIndex& index, const arch::Arch& target, int jobs,
+                  LinkedCalls* kept) {
   if (index.empty()) return;
   std::map<std::string, std::vector<Finding*>> by_file;
   for (Finding& f : findings) {
@@ -248,8 +276,9 @@ void LinkPrebuilt(std::vector<Finding>& findings, const ArtifactIndex& index, co
   ParallelFor(files.size(), jobs, [&](size_t k) {
     const auto& [file, mine] = *files[k];
     const bool python = std::any_of(mine.begin(), mine.end(), [](const Finding* f) { return f->python(); });
-    Result<std::string> source = python ? ReadInputFile(file, kMaxSourceBytes) : std::string();
-    LinkOneFile(mine, file, source ? *source : std::string(), index, target, nullptr);
+    const bool read = python && !(kept && kept->Find(file));  // its calls read before: not read again
+    Result<std::string> source = read ? ReadInputFile(file, kMaxSourceBytes) : std::string();
+    LinkOneFile(mine, file, source ? *source : std::string(), index, target, nullptr, kept);
   });
 }
 

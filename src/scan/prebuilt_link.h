@@ -9,6 +9,9 @@
 // CUDA #if gates are never linked: they decide what is compiled, not which cubins are loaded.
 #pragma once
 
+#include <map>
+#include <memory>
+#include <mutex>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -23,14 +26,32 @@ namespace archpatch::scan {
 
 inline constexpr int kMaxCallDepth = 4;
 
+struct ModuleCalls;  // a module's functions, what each calls and the loaders it reaches (.cc)
+
+// The calls of each module linked so far, by file, resolved: an audit links a module's own
+// findings on the worker that scanned it, and those the package model resolves in it at the
+// findings round's end, where the module was read and tokenized again on the one worker the
+// model ran on (FlashInfer 0.6.16's gemm_base.py and prefill.py: 6 ms, serial). Shared between
+// threads.
+class LinkedCalls {
+ public:
+  std::shared_ptr<const ModuleCalls> Find(const std::string& file) const;
+  void Keep(const std::string& file, std::shared_ptr<const ModuleCalls> calls);
+
+ private:
+  mutable std::mutex mutex_;
+  std::map<std::string, std::shared_ptr<const ModuleCalls>, std::less<>> calls_;
+};
+
 // Links the findings of one file whose bytes are `source` (Finding::prebuilt, marking each
 // Finding::prebuilt_read). Findings of other files are left alone. Audit calls it on a worker
 // for each Python module's kept findings (AuditOptions::after_python_file): the module is not
 // read and tokenized again in the serial end, where those links were a quarter of it. `syntax`:
 // the scan's tokens and lines of `source`, when the caller has them (otherwise it is tokenized).
+// With `kept`, the module's calls are taken from it when there, and kept in it when read.
 void LinkFilePrebuilt(std::vector<Finding>& findings, const std::string& file, std::string_view source,
                       const ArtifactIndex& index, const arch::Arch& target,
-                      const python::ModuleSyntax* syntax = nullptr);
+                      const python::ModuleSyntax* syntax = nullptr, LinkedCalls* kept = nullptr);
 
 // What an edit at byte `offset` of `file` reaches when it touches no gate the file's own scan
 // finds (a `replace:` of a predicate call only the package model resolves): the links of a gate
@@ -40,8 +61,10 @@ std::vector<gate::PrebuiltArtifacts> LinkPlace(const std::string& file, std::str
                                                const ArtifactIndex& index, const arch::Arch& target);
 
 // Every finding not linked yet (Finding::prebuilt_read), each file read once (only files that
-// name a loader, or hold a C++ check), the files spread over `jobs` threads.
-void LinkPrebuilt(std::vector<Finding>& findings, const ArtifactIndex& index, const arch::Arch& target, int jobs);
+// name a loader, or hold a C++ check; a module whose calls `kept` holds is not read), the files
+// spread over `jobs` threads.
+void LinkPrebuilt(std::vector<Finding>& findings, const ArtifactIndex& index, const arch::Arch& target, int jobs,
+                  LinkedCalls* kept = nullptr);
 
 // Copies the links of each group's root and places into Group::prebuilt and makes its widen
 // verdict widen-unsafe when no image runs on the target, unknown (from widen-safe) when the

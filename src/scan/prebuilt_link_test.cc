@@ -100,6 +100,27 @@ TEST(LinkPrebuilt, LinksOnlyTheFindingsNotLinkedYet) {
   EXPECT_TRUE(all[1].prebuilt_read);
 }
 
+// The package model's findings of a module are linked at the findings round's end, after the
+// module's own (on the worker that scanned it, with its tokens at hand): from the calls read
+// then, without reading the file again. The file does not exist here: read again, it would link
+// nothing.
+TEST(LinkPrebuilt, AModelsFindingsTakeTheModulesCallsReadForItsOwn) {
+  const ArtifactIndex index = Index({"sm_100f"});
+  const std::string file = testing::TempDir() + "/no-such-dir/core.py";
+  LinkedCalls kept;
+  std::vector<Finding> own = {PythonGate(file, "other")};
+  LinkFilePrebuilt(own, file, kCore, index, kSm120, nullptr, &kept);
+  EXPECT_TRUE(own[0].prebuilt.empty());
+  ASSERT_NE(kept.Find(file), nullptr);
+  std::vector<Finding> resolved = {PythonGate(file, "bmm_moe")};
+  LinkPrebuilt(resolved, index, kSm120, /*jobs=*/2, &kept);
+  ASSERT_EQ(resolved[0].prebuilt.size(), 1u);
+  EXPECT_EQ(resolved[0].prebuilt[0].via, "gen_bmm_module");
+  std::vector<Finding> unkept = {PythonGate(file, "bmm_moe")};
+  LinkPrebuilt(unkept, index, kSm120, /*jobs=*/2);  // the file read again: it is not there
+  EXPECT_TRUE(unkept[0].prebuilt.empty());
+}
+
 // gemm_base.py's form: one function, an arm per backend; only the trtllm arm loads cubins.
 const char* kBackends = R"(def gemm(a, backend):
     if backend == "cutlass":
