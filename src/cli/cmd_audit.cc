@@ -335,7 +335,7 @@ int RunAudit(const Context&, const std::vector<std::string>& args) {
   });
   auto unsafe =
       std::async(std::launch::async, [&] { return plan::MatchShippedKnownUnsafe(report->findings, options.target); });
-  std::vector<gate::Group> groups = scan::BuildGroups(report->findings, options.paths, jobs);
+  std::vector<gate::Group> groups = scan::BuildGroups(report->findings, options.paths);
   linked.get();
   scan::MarkPrebuiltGroups(groups, report->findings, options.target);
   // The known-unsafe reason goes before the prebuilt one.

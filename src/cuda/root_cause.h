@@ -22,7 +22,7 @@ std::vector<std::string> TestedMacros(const Finding& finding);
 // For each finding, the index of the finding whose #define block it follows from (transitively),
 // or its own index. A definer counts only when it is itself a finding (it keeps the target out);
 // one in the same file before the gate wins over one elsewhere.
-std::vector<size_t> LinkRootCauses(const std::vector<Finding>& findings, int jobs = 1);
+std::vector<size_t> LinkRootCauses(const std::vector<Finding>& findings);
 
 struct WidenClosure {
   gate::WidenSafety verdict = gate::WidenSafety::kSafe;
@@ -42,13 +42,13 @@ struct RootCause {
 // class among the root (unless it only #defines) and its places; hardware-exclusive when the closure
 // needs an instruction the target lacks (never for legacy). Findings without a class (runtime and
 // Python gates) read as refusals.
-std::vector<RootCause> CollectRootCauses(const std::vector<Finding>& findings, int jobs = 1);
+std::vector<RootCause> CollectRootCauses(const std::vector<Finding>& findings);
 
 // Gives every finding without a class (nv-target, runtime and Python gates) one from its verdict:
 // the first verdict is the target's. A check macro that fails on the target is a refusal; a gate
 // that lets exactly one other chip through is other-arch (an arch -> name table, a path for that
 // chip); otherwise a refusal (runtime and Python) or a fast path (<nv/target> branches).
-void AssignClasses(std::vector<Finding>& findings, int jobs = 1);
+void AssignClasses(std::vector<Finding>& findings);
 
 // The class a finding carries, refusal when it has none.
 ExclusionClass ClassOf(const Finding& finding);

@@ -126,33 +126,5 @@ TEST(RootCause, VerdictClassesForGatesWithoutABlock) {
   EXPECT_EQ(ClassOf(findings[3]), ExclusionClass::kRefusal);  // without a chain, older arches passing is no fallback
 }
 
-// The grouping runs on the audit's workers: what it finds must not depend on how many.
-TEST(RootCause, ManyThreadsLinkAndCollectAsOne) {
-  std::vector<Finding> findings;
-  for (int file = 0; file < 40; ++file) {
-    const std::string name = "f" + std::to_string(file) + ".hpp";
-    const std::string macro = "ENABLED_" + std::to_string(file);
-    findings.push_back(Definer(name, 3, "(defined(__CUDA_ARCH_FEAT_SM90_ALL))", macro));
-    for (int line = 10; line < 60; line += 10)
-      findings.push_back(Gate(name, line, "(defined(" + macro + "))", "refusal"));
-    NeedsWgmma(findings.back());
-  }
-  std::vector<Finding> one = findings, many = findings;
-  AssignClasses(one, 1);
-  AssignClasses(many, 8);
-  const std::vector<RootCause> serial = CollectRootCauses(one, 1);
-  const std::vector<RootCause> parallel = CollectRootCauses(many, 8);
-  ASSERT_EQ(serial.size(), 40u);  // one root cause a file: its define block
-  ASSERT_EQ(parallel.size(), serial.size());
-  for (size_t k = 0; k < serial.size(); ++k) {
-    EXPECT_EQ(parallel[k].root, 6 * k);
-    EXPECT_EQ(parallel[k].places, (std::vector<size_t>{6 * k + 1, 6 * k + 2, 6 * k + 3, 6 * k + 4, 6 * k + 5}));
-    EXPECT_EQ(parallel[k].klass, ExclusionClass::kHardwareExclusive);
-    EXPECT_EQ(parallel[k].reason, serial[k].reason);
-    EXPECT_EQ(parallel[k].widen.reasons, serial[k].widen.reasons);
-  }
-  EXPECT_EQ(LinkRootCauses(many, 8), LinkRootCauses(one, 1));
-}
-
 }  // namespace
 }  // namespace archpatch::cuda

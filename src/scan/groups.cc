@@ -8,7 +8,6 @@
 #include <fmt/ranges.h>
 
 #include "cuda/root_cause.h"
-#include "util/parallel.h"
 
 namespace archpatch::scan {
 namespace {
@@ -78,14 +77,11 @@ std::string SwitchesOff(const Finding& root) {
   return "file " + std::filesystem::path(root.file).filename().string();
 }
 
-std::vector<gate::Group> BuildGroups(std::vector<Finding>& findings, const std::vector<std::string>& paths, int jobs) {
-  cuda::AssignClasses(findings, jobs);
-  const std::vector<cuda::RootCause> causes = cuda::CollectRootCauses(findings, jobs);
-  std::vector<gate::Group> groups(causes.size());
-  // Each group writes only its own root (InheritWiden): the groups are made on every core.
-  ParallelFor(causes.size(), jobs, [&](size_t k) {
-    const cuda::RootCause& rc = causes[k];
-    gate::Group& g = groups[k];
+std::vector<gate::Group> BuildGroups(std::vector<Finding>& findings, const std::vector<std::string>& paths) {
+  cuda::AssignClasses(findings);
+  std::vector<gate::Group> groups;
+  for (const cuda::RootCause& rc : cuda::CollectRootCauses(findings)) {
+    gate::Group g;
     g.root = rc.root;
     g.places = rc.places;
     g.klass = rc.klass;
@@ -99,18 +95,18 @@ std::vector<gate::Group> BuildGroups(std::vector<Finding>& findings, const std::
     for (size_t p : rc.places) {
       if (findings[p].kind == gate::Kind::kEmptyKernel) g.switches_off = "kernel " + findings[p].text;
     }
-  });
+    groups.push_back(std::move(g));
+  }
   std::stable_sort(groups.begin(), groups.end(), [](const gate::Group& a, const gate::Group& b) {
     return std::tuple(a.distribution, gate::ClassRank(a.klass)) < std::tuple(b.distribution, gate::ClassRank(b.klass));
   });
-  // A finding is a place of one group at most: each group links its own.
-  ParallelFor(groups.size(), jobs, [&](size_t i) {
+  for (size_t i = 0; i < groups.size(); ++i) {
     groups[i].id = fmt::format("G{}", i + 1);
     const Finding& r = findings[groups[i].root];
     for (size_t p : groups[i].places) {
       findings[p].root = gate::RootLink{groups[i].id, r.file, r.line, r.column};
     }
-  });
+  }
   return groups;
 }
 

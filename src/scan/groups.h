@@ -14,9 +14,7 @@ namespace archpatch::scan {
 
 // `paths`: the PATHs audited (the distribution of a finding outside any site-packages folder is the
 // PATH it lies under). Groups come in report order: distribution, class, file, line; ids G1, G2, ...
-// The work is spread over `jobs` threads; the result does not depend on it.
-std::vector<gate::Group> BuildGroups(std::vector<Finding>& findings, const std::vector<std::string>& paths,
-                                     int jobs = 1);
+std::vector<gate::Group> BuildGroups(std::vector<Finding>& findings, const std::vector<std::string>& paths);
 
 // The distribution a file belongs to: the folder under site-packages (dist-info names folded to the
 // import name as written), else the audited PATH that holds it, else its first path component.

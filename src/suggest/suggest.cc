@@ -37,7 +37,7 @@ Result<Audited> AuditEnvironment(const env::Environment& env, const SuggestOptio
   hazard::RequireFeatures();
   if (!report) return report.error();
   Audited out{std::move(report->findings), {}};
-  out.groups = scan::BuildGroups(out.findings, options.paths, scan::WorkerCount(o.jobs));
+  out.groups = scan::BuildGroups(out.findings, options.paths);
   scan::LinkAndMarkPrebuilt(out.findings, out.groups, options.paths, o.target, scan::WorkerCount(o.jobs));
   plan::MarkCoveredByShippedRules(out.groups, out.findings, o.target, scan::WorkerCount(o.jobs));
   const Result<std::vector<plan::KnownUnsafe>>& unsafe = plan::ShippedKnownUnsafe();
