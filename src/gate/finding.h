@@ -39,6 +39,7 @@ std::string_view SeverityName(Severity s);  // "info", "warning", "error"
 struct ArchVerdict {
   std::string arch;  // "sm_120a"
   Tri value = Tri::kUnknown;
+  bool operator==(const ArchVerdict&) const = default;
 };
 using Verdicts = std::vector<ArchVerdict>;  // in arch table order, the target first in an audit
 

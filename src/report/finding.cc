@@ -1,5 +1,6 @@
 #include "report/finding.h"
 
+#include <algorithm>
 #include <utility>
 
 #include "report/json_sink.h"
@@ -51,6 +52,32 @@ void WriteVerdicts(S& s, std::string_view key, const gate::Verdicts& verdicts) {
   s.BeginObject(key);
   for (const gate::ArchVerdict& v : verdicts) s.Member(v.arch, TriName(v.value));
   s.End();
+}
+
+// Printed, a verdict object the thread printed last under the same key and at the same depth is
+// copied: the findings printed in turn are mostly a file's, with the same verdicts (CUTLASS's
+// 700-gate headers, one set each), and their 23 members were a quarter of a finding's text.
+void WriteVerdicts(JsonTextWriter& s, std::string_view key, const gate::Verdicts& verdicts) {
+  struct Printed {
+    std::string key;
+    unsigned depth = 0;
+    gate::Verdicts verdicts;
+    std::string text;
+  };
+  thread_local std::vector<Printed> last;  // one for each key: "verdict", "earlier_verdict", ...
+  auto it = std::find_if(last.begin(), last.end(), [&](const Printed& p) { return p.key == key; });
+  if (it == last.end()) it = last.insert(last.end(), Printed{std::string(key), 0, {}, {}});
+  const unsigned depth = s.MemberDepth();
+  if (it->text.empty() || it->depth != depth || it->verdicts != verdicts) {
+    it->text.clear();
+    JsonTextWriter value(it->text, depth);
+    value.BeginObject();
+    for (const gate::ArchVerdict& v : verdicts) value.Member(v.arch, TriName(v.value));
+    value.End();
+    it->depth = depth;
+    it->verdicts = verdicts;
+  }
+  s.MemberText(key, it->text);
 }
 
 // A step of `via`: its name and, for a predicate call, the arches it is false on, when it has them.
@@ -325,6 +352,7 @@ std::string FindingText(const Finding& f, unsigned depth) {
   // last (nlohmann's object), which a writer cannot take back.
   if (f.binary) return IndentedText(gate::ToJson(f), depth);
   std::string out;
+  out.reserve(4096);  // a directive gate's text is 3-4 KB
   JsonTextWriter writer(out, depth);
   writer.BeginObject();
   WriteFinding(writer, f);

@@ -54,6 +54,10 @@ class JsonTextWriter {
   void BeginObject() { Next(), Open('{', '}'); }
   void BeginArray() { Next(), Open('[', ']'); }
   void End();
+  // How deep a member's value opens in the innermost object (a writer made at that depth prints
+  // it), and a member whose value is such text, printed before.
+  unsigned MemberDepth() const { return frames_.empty() ? depth_ : frames_.back().depth + 2; }
+  void MemberText(std::string_view key, std::string_view text) { Key(key), out_ += text; }
 
  private:
   struct Frame {
@@ -62,7 +66,8 @@ class JsonTextWriter {
     size_t count = 0;
   };
   void Key(std::string_view key);
-  void Next();  // before a member or an item: the separator and the indent
+  std::string_view Separator();  // what goes before a member or an item: ",\n" or "\n", the indent
+  void Next();
   void Open(char open, char close);
   void Scalar(std::string_view s);
   void Scalar(const std::string& s) { Scalar(std::string_view(s)); }
