@@ -88,5 +88,25 @@ TEST(CollectFiles, EachFileKeepsItsSize) {
   EXPECT_EQ(list->files.back(), named.string());
 }
 
+// Folders found while others are listed wake the threads that wait for one: a tree that fans out
+// and narrows again (most folders end at once, a few hold more) is listed whole every time; a
+// lost wake-up would leave folders unlisted or the walk waiting forever.
+TEST(CollectFiles, AWideAndDeepTreeIsListedWholeEveryTime) {
+  TempTree tree;
+  size_t written = 0;
+  for (int a = 0; a < 8; ++a) {
+    for (int b = 0; b < 6; ++b) {
+      const std::string at = "p" + std::to_string(a) + "/q" + std::to_string(b) + "/";
+      tree.Write(at + "m.py", "x = 1\n"), ++written;
+      if (b == 0) tree.Write(at + "deep/er/still/k.cu", "int k;\n"), ++written;
+    }
+  }
+  for (int run = 0; run < 20; ++run) {
+    Result<FileList> list = CollectFiles({tree.root().string()});
+    ASSERT_TRUE(list) << list.error().str();
+    ASSERT_EQ(list->files.size(), written) << "run " << run;
+  }
+}
+
 }  // namespace
 }  // namespace archpatch::scan
