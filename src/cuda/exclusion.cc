@@ -159,10 +159,12 @@ BlockHolds WhatBlockHolds(const std::vector<Token>& tokens, std::string_view con
 }
 
 std::vector<BlockHolds> AllBlockHolds(const DirectiveScan& scan, const std::vector<Token>& tokens,
-                                      std::string_view contents) {
-  std::vector<BlockHolds> out;
-  out.reserve(scan.branches.size());
-  for (const DirectiveBranch& b : scan.branches) out.push_back(WhatBlockHolds(tokens, contents, b.block));
+                                      std::string_view contents, SharedLoops* loops) {
+  constexpr size_t kBranchesPerPart = 64;
+  std::vector<BlockHolds> out(scan.branches.size());
+  InParts(loops, out.size(), kBranchesPerPart, [&](size_t begin, size_t end) {
+    for (size_t b = begin; b < end; ++b) out[b] = WhatBlockHolds(tokens, contents, scan.branches[b].block);
+  });
   return out;
 }
 

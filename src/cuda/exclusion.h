@@ -14,6 +14,7 @@
 #include "cuda/directives.h"
 #include "cuda/tokens.h"
 #include "gate/finding.h"
+#include "util/shared_loops.h"
 
 namespace archpatch::cuda {
 
@@ -28,9 +29,9 @@ using gate::KeepsTargetOut;
 // The block's bytes [block.begin, block.end) of `contents`, whose tokens are `tokens`.
 BlockHolds WhatBlockHolds(const std::vector<Token>& tokens, std::string_view contents, ByteSpan block);
 
-// Every branch's BlockHolds, in scan order.
+// Every branch's BlockHolds, in scan order; on `loops`' idle threads too when it is given.
 std::vector<BlockHolds> AllBlockHolds(const DirectiveScan& scan, const std::vector<Token>& tokens,
-                                      std::string_view contents);
+                                      std::string_view contents, SharedLoops* loops = nullptr);
 
 // The branch of a chain one arch takes: `branch` -1 when it takes none (no #else), `certain`
 // false when an earlier branch's verdict is unknown there.

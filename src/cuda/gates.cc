@@ -137,6 +137,44 @@ std::vector<MacroDefinition> DefinitionsIn(const DirectiveScan& scan, const Bran
   return out;
 }
 
+// Whether `wanted` keeps a gate of the file: drafting stops at the first one.
+bool AnyWanted(const std::string& file, const DirectiveScan& scan, const BranchVerdicts& v,
+               const std::vector<arch::Arch>& arches, const DraftFilter& wanted) {
+  for (size_t i = 0; i < scan.branches.size(); ++i) {
+    const int index = static_cast<int>(i);
+    if (IsGate(scan, v, index) && wanted(DraftFinding(file, scan, v, index, arches))) return true;
+  }
+  return false;
+}
+
+// A file's branches are drafted, and their findings completed, this many at a time: on the idle
+// workers too where the file offers its loops (GateKinds::loops). On 16 cores CUTLASS's 2.8-2.9 MB
+// mma_sm90_gmma*_ext.hpp (1,473 branches each) ended the findings round on one worker each.
+constexpr size_t kDraftsPerPart = 64;
+
+// Appends the drafts of the gates `wanted` keeps (every gate where it is empty) to `findings`, in
+// file order; returns their branches' indices, in the same order.
+std::vector<int> AddWantedDrafts(const std::string& file, const DirectiveScan& scan, const BranchVerdicts& v,
+                                 const std::vector<arch::Arch>& arches, const DraftFilter& wanted, SharedLoops* loops,
+                                 std::vector<Finding>& findings) {
+  const size_t n = scan.branches.size();
+  std::vector<std::vector<std::pair<int, Finding>>> parts((n + kDraftsPerPart - 1) / kDraftsPerPart);
+  InParts(loops, n, kDraftsPerPart, [&](size_t begin, size_t end) {
+    std::vector<std::pair<int, Finding>>& part = parts[begin / kDraftsPerPart];
+    for (size_t i = begin; i < end; ++i) {
+      const int index = static_cast<int>(i);
+      if (!IsGate(scan, v, index)) continue;
+      Finding f = DraftFinding(file, scan, v, index, arches);
+      if (!wanted || wanted(f)) part.emplace_back(index, std::move(f));
+    }
+  });
+  std::vector<int> indices;
+  for (auto& part : parts) {
+    for (auto& [index, f] : part) indices.push_back(index), findings.push_back(std::move(f));
+  }
+  return indices;
+}
+
 void AddDirectiveGates(const std::string& file, std::string_view contents, const std::vector<Token>& tokens,
                        const LineIndex& lines, const std::vector<arch::Arch>& arches, const MacroEnv& env,
                        const GateKinds& kinds, CudaGates& out) {
@@ -154,32 +192,28 @@ void AddDirectiveGates(const std::string& file, std::string_view contents, const
   out.warnings.insert(out.warnings.end(), v.malformed.begin(), v.malformed.end());
   out.definitions = DefinitionsIn(scan, v, arches.size());
   out.directives = std::move(read);
-  // Kernels, function bodies and what each block holds describe findings only: found at the
-  // first gate the caller wants, so a file whose branches gate nothing (a later round's rescan of
-  // a file that merely tests a package macro), or nothing the audit keeps, skips three passes
-  // over its tokens. The functions are found in both readings (AllFunctions): the hazard checks,
-  // which run on the files with such a gate, take them from here.
-  std::shared_ptr<const AllFunctions> functions;
-  std::vector<BlockHolds> holds;
-  const bool drafts = !kinds.only_whether_wanted || wanted;
-  for (size_t i = 0; drafts && i < scan.branches.size(); ++i) {
-    const int index = static_cast<int>(i);
-    if (!IsGate(scan, v, index)) continue;
-    Finding f = DraftFinding(file, scan, v, index, arches);
-    if (wanted && !wanted(f)) continue;
-    if (kinds.only_whether_wanted) {
-      out.wanted_any = true;
-      break;
-    }
-    if (!functions) {
-      functions =
+  // Kernels, function bodies and what each block holds describe findings only: found once the
+  // caller wants a gate, so a file whose branches gate nothing (a later round's rescan of a file
+  // that merely tests a package macro), or nothing the audit keeps, skips three passes over its
+  // tokens. The functions are found in both readings (AllFunctions): the hazard checks, which run
+  // on the files with such a gate, take them from here.
+  if (kinds.only_whether_wanted) {
+    out.wanted_any = wanted && AnyWanted(file, scan, v, arches, wanted);
+  } else {
+    const size_t first = out.findings.size();
+    const std::vector<int> drafted = AddWantedDrafts(file, scan, v, arches, wanted, kinds.loops, out.findings);
+    if (!drafted.empty()) {
+      out.functions =
           kinds.functions ? kinds.functions : std::make_shared<const AllFunctions>(FindAllFunctions(tokens, contents));
-      holds = AllBlockHolds(scan, tokens, contents);
+      const std::vector<BlockHolds> holds = AllBlockHolds(scan, tokens, contents, kinds.loops);
+      InParts(kinds.loops, drafted.size(), kDraftsPerPart, [&](size_t begin, size_t end) {
+        for (size_t d = begin; d < end; ++d) {
+          CompleteFinding(out.findings[first + d], scan, v, holds, drafted[d], arches, out.functions->kernels,
+                          out.functions->scoped, tokens, contents);
+        }
+      });
     }
-    CompleteFinding(f, scan, v, holds, index, arches, functions->kernels, functions->scoped, tokens, contents);
-    out.findings.push_back(std::move(f));
   }
-  out.functions = std::move(functions);
   out.verdicts = std::make_shared<const BranchVerdicts>(std::move(v));
 }
 

@@ -15,6 +15,7 @@
 #include "cuda/tokens.h"
 #include "gate/finding.h"
 #include "util/result.h"
+#include "util/shared_loops.h"
 
 namespace archpatch::cuda {
 
@@ -49,6 +50,9 @@ struct GateKinds {
   // The file's functions as an earlier pass found them in the same tokens (scan/lex_ahead.h):
   // taken instead of finding them again.
   std::shared_ptr<const AllFunctions> functions;
+  // Where a file of many #if branches offers their drafting, what their blocks hold and their
+  // completion to idle threads (the audit's findings round: util/shared_loops.h); nullptr: none.
+  SharedLoops* loops = nullptr;
 };
 
 // A #define of the file, with where it takes effect: per arch of the scan, the effective verdict

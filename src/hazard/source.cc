@@ -380,8 +380,9 @@ ParsedSource FromScan(std::string_view contents, std::vector<Token> tokens, cuda
   out.contents = contents;
   out.tokens = std::move(tokens);
   out.lines = std::move(lines);
-  // Four passes over the tokens, each filling fields of its own: on a file of a MiB or more they
-  // are offered to the round's idle workers (CUTLASS's 2.9 MB header: 29 M instructions in turn).
+  // Four passes over the tokens, each filling fields of its own: on a file of half a MiB or more
+  // they are offered to the round's idle workers (CUTLASS's 2.9 MB header: 29 M instructions in
+  // turn; its 1 MB mma_sm90_gmma.hpp, below the MiB this was, ended the round on 16 cores).
   auto pass = [&](size_t which) {
     switch (which) {
       case 0:
@@ -397,7 +398,7 @@ ParsedSource FromScan(std::string_view contents, std::vector<Token> tokens, cuda
       default: out.on_directive = DirectiveTokens(out.contents, out.tokens);
     }
   };
-  constexpr size_t kPasses = 4, kSharedFrom = 1 << 20;
+  constexpr size_t kPasses = 4, kSharedFrom = 512 << 10;
   if (loops && contents.size() >= kSharedFrom) {
     loops->Run(kPasses, pass);
   } else {

@@ -7,6 +7,7 @@
 #include "cuda/directive_lines.h"
 #include "cuda/directives.h"
 #include "cuda/tokens.h"
+#include "scan/findings_order.h"
 #include "scan/scan.h"
 #include "util/identifier.h"
 #include "util/worker_pool.h"
@@ -60,26 +61,13 @@ AuditRun::AuditRun(const AuditOptions& options, std::vector<std::string> files, 
   for (size_t a = 1; a < arches_.size(); ++a) others_.push_back(arches_[a].name());
 }
 
-// The findings round's order. First the files lexed ahead, the longest to analyse, as in every
-// round. Then the Python modules: the package model waits for the last one, and the prebuilt
-// links for the model; taken in the walk's size order among the C/C++ files, the last small
-// modules came at the round's end, and the model and links after them (4-6 and 5-10 ms on one
-// worker, 16 cores) ended the round 6-15 ms after the other workers. Taken early, the model runs
-// on one worker beside the C/C++ files. Then the rest, largest first.
+// The findings round's order (scan/findings_order.h), from what the earlier rounds noted.
 std::vector<size_t> AuditRun::FindingsOrder() {
-  const std::vector<size_t>& largest_first = store_.LargestFirst();
-  std::vector<size_t> order;
-  order.reserve(largest_first.size());
-  auto take = [&](auto&& wanted) {
-    for (size_t index : largest_first) {
-      if (wanted(index)) order.push_back(index);
-    }
-  };
-  auto ahead = [&](size_t index) { return !python_.IsModule(index) && ahead_.Takes(store_.SizeOf(index)); };
-  take(ahead);
-  take([&](size_t index) { return python_.IsModule(index); });
-  take([&](size_t index) { return !python_.IsModule(index) && !ahead(index); });
-  return order;
+  return FindingsRoundOrder(store_.LargestFirst(), [&](size_t index) {
+    const bool module = python_.IsModule(index);
+    const size_t size = store_.SizeOf(index);
+    return OrderFacts{module, !module && ahead_.Takes(size), size, !module && store_.First(index).runtime};
+  });
 }
 
 AuditReport AuditRun::Run() {
@@ -265,7 +253,13 @@ void AuditRun::ScanCpp(size_t index, std::string_view contents, WorkerResult& ou
   // 16 cores its evaluation here, CUTLASS's 2.8-2.9 MB headers', ended the first read).
   kinds.definitions_only =
       round_ == Round::kDefinitions || (round_ == Round::kRead && ahead_.Takes(store_.SizeOf(index)));
-  if (round_ == Round::kFindings) kinds.read = store_.Kept(index);
+  if (round_ == Round::kFindings) {
+    kinds.read = store_.Kept(index);
+    // A file long enough to end the round offers its branches' drafting to idle workers (offered
+    // by every file of more than 64 branches, the GPU machine measured 2-5% more CPU and no
+    // shorter run).
+    if (contents.size() >= kLongFrom) kinds.loops = &loops_;
+  }
   if (round_ == Round::kRead) ahead_.Start(index, path, store_.SizeOf(index));
   if (round_ == Round::kFindings) ++out.parsed;
   std::vector<cuda::Token> tokens;

@@ -31,6 +31,16 @@ void SharedLoops::Run(size_t count, const std::function<void(size_t)>& work) {
   if (loop.error) std::rethrow_exception(loop.error);
 }
 
+void SharedLoops::RunInParts(size_t count, size_t part, const std::function<void(size_t, size_t)>& work) {
+  part = std::max<size_t>(part, 1);
+  Run((count + part - 1) / part, [&](size_t p) { work(p * part, std::min(count, (p + 1) * part)); });
+}
+
+void InParts(SharedLoops* loops, size_t count, size_t part, const std::function<void(size_t, size_t)>& work) {
+  if (loops && count > part) return loops->RunInParts(count, part, work);
+  if (count > 0) work(0, count);
+}
+
 // Takes iterations of `loop` until none is left; counts those it ran.
 size_t SharedLoops::RunSome(Loop& loop) {
   size_t ran = 0;

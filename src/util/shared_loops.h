@@ -26,6 +26,9 @@ class SharedLoops {
   // others are done.
   void Run(size_t count, const std::function<void(size_t)>& work);
 
+  // Calls work(begin, end) for [0, count) in parts of `part` (the last may be shorter), as Run does.
+  void RunInParts(size_t count, size_t part, const std::function<void(size_t begin, size_t end)>& work);
+
   // Runs iterations of the loops being Run until keep_waiting() is false; while there is none
   // to take, waits (without spinning) for a loop or for Wake(). keep_waiting is called with the
   // loops' lock held: it must be cheap and must not call back here.
@@ -50,5 +53,9 @@ class SharedLoops {
   std::list<Loop*> loops_;  // being Run, oldest first
   size_t helped_ = 0;       // under mutex_
 };
+
+// `loops`' RunInParts when it is given and the count makes two parts or more, else work(0, count)
+// on this thread: for a loop that may or may not be offered (a file's, when it is large).
+void InParts(SharedLoops* loops, size_t count, size_t part, const std::function<void(size_t begin, size_t end)>& work);
 
 }  // namespace archpatch

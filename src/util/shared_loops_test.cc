@@ -68,6 +68,32 @@ TEST(SharedLoops, AnExceptionInAnIterationIsThrownToTheOwner) {
   helper.join();
 }
 
+// RunInParts covers [0, count) once, in parts of at most `part` that start at its multiples; and
+// InParts without loops, or with a count of one part, calls the work once over the whole range.
+TEST(SharedLoops, PartsCoverTheRangeOnce) {
+  SharedLoops loops;
+  std::vector<int> calls(1000, 0);
+  std::mutex mutex;
+  std::vector<std::pair<size_t, size_t>> parts;
+  loops.RunInParts(calls.size(), 64, [&](size_t begin, size_t end) {
+    for (size_t i = begin; i < end; ++i) ++calls[i];
+    std::lock_guard<std::mutex> lock(mutex);
+    parts.emplace_back(begin, end);
+  });
+  EXPECT_EQ(std::set<int>(calls.begin(), calls.end()), std::set<int>{1});
+  EXPECT_EQ(parts.size(), 16u);
+  for (const auto& [begin, end] : parts) {
+    EXPECT_EQ(begin % 64, 0u);
+    EXPECT_EQ(end, std::min<size_t>(begin + 64, 1000));
+  }
+  std::vector<std::pair<size_t, size_t>> whole;
+  auto note = [&](size_t begin, size_t end) { whole.emplace_back(begin, end); };
+  InParts(nullptr, 1000, 64, note);
+  InParts(&loops, 64, 64, note);
+  InParts(&loops, 0, 64, note);
+  EXPECT_EQ(whole, (std::vector<std::pair<size_t, size_t>>{{0, 1000}, {0, 64}}));
+}
+
 TEST(SharedLoops, NothingToRunCallsNothing) {
   SharedLoops loops;
   int calls = 0;
