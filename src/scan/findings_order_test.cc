@@ -29,9 +29,8 @@ TEST(FindingsRoundOrder, TheLongestWorkFirstThenModulesThenRuntimeChecks) {
 TEST(FindingsRoundOrder, EveryFileOnce) {
   std::vector<size_t> largest_first;
   for (size_t i = 0; i < 100; ++i) largest_first.push_back(99 - i);
-  const std::vector<size_t> order = FindingsRoundOrder(largest_first, [](size_t i) {
-    return OrderFacts{i % 3 == 0, i % 7 == 0 && i % 3 != 0, i * 10'000, i % 5 == 0};
-  });
+  const std::vector<size_t> order = FindingsRoundOrder(
+      largest_first, [](size_t i) { return OrderFacts{i % 3 == 0, i % 7 == 0 && i % 3 != 0, i * 10'000, i % 5 == 0}; });
   std::vector<size_t> sorted = order;
   std::sort(sorted.begin(), sorted.end());
   ASSERT_EQ(sorted.size(), 100u);
