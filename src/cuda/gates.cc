@@ -149,7 +149,8 @@ bool AnyWanted(const std::string& file, const DirectiveScan& scan, const BranchV
 
 // A file's branches are drafted, and their findings completed, this many at a time: on the idle
 // workers too where the file offers its loops (GateKinds::loops). On 16 cores CUTLASS's 2.8-2.9 MB
-// mma_sm90_gmma*_ext.hpp (1,473 branches each) ended the findings round on one worker each.
+// mma_sm90_gmma*_ext.hpp (about 1,470 branches each) held the findings round's end on one worker
+// each (docs/audit.md, the eleventh session's figures).
 constexpr size_t kDraftsPerPart = 64;
 
 // Appends the drafts of the gates `wanted` keeps (every gate where it is empty) to `findings`, in

@@ -44,8 +44,8 @@ bool PrintsAsItIs(std::string_view s) {
 }
 
 // `before`, then `s` in quotes, then `after`, in one append where they fit a line's buffer: a
-// finding's text is about a hundred such pieces, and each append of its own checks the capacity and
-// calls memcpy (three appends a key were a third of --json's instructions).
+// finding's text is about a hundred such pieces, and each append of its own checks the capacity
+// and calls memcpy (the keys, three to six appends each, were a third of --json's instructions).
 void Quoted(std::string& out, std::string_view before, std::string_view s, std::string_view after = {}) {
   constexpr size_t kLine = 256;
   const size_t n = before.size() + s.size() + after.size() + 2;
