@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <future>
+#include <memory>
 #include <numeric>
 #include <set>
 
@@ -280,7 +281,10 @@ int RunAudit(const Context&, const std::vector<std::string>& args) {
       std::async(std::launch::async, [&paths = options.paths] { return scan::IndexArtifacts(paths); }).share();
   // A Python module's gates are linked to what it loads on the worker that scanned it, with its
   // bytes at hand (the index is ready long before the findings round starts).
-  scan::LinkedCalls linked_calls;  // each module's calls, read once for its links
+  // Each module's calls, read once for its links. Left to the process's end with the report: its
+  // thousands of small maps cost 2.2 ms to free on the main thread after the report was printed.
+  auto calls = std::make_unique<scan::LinkedCalls>();
+  scan::LinkedCalls& linked_calls = *calls;
   options.after_python_file = [artifacts, &linked_calls, target = options.target](
                                   const std::string& file, std::string_view contents,
                                   const python::ModuleSyntax& syntax, std::vector<Finding>& kept) {
@@ -366,6 +370,7 @@ int RunAudit(const Context&, const std::vector<std::string>& args) {
       std::any_of(groups.begin(), groups.end(), [](const gate::Group& g) { return gate::KeepsTargetOut(g.klass); });
   LeaveToProcessEnd(std::move(*report));  // the audit's last step: freeing it cost more than printing it
   LeaveToProcessEnd(std::move(groups));
+  LeaveToProcessEnd(std::move(calls));
   return !excluded && !no_image ? kExitOk : kExitFindings;
 }
 

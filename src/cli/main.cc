@@ -11,6 +11,7 @@
 #include <spdlog/spdlog.h>
 
 #include "cli/command.h"
+#include "cli/heap.h"
 #include "util/data_dir.h"
 #include "util/edit_distance.h"
 #include "util/result.h"
@@ -118,6 +119,7 @@ int Main(int argc, char** argv) {
 }  // namespace archpatch::cli
 
 int main(int argc, char** argv) {
+  archpatch::cli::UseHugePagesForTheHeap();
   try {
     return archpatch::cli::Main(argc, argv);
   } catch (const archpatch::Fatal& e) {

@@ -1,0 +1,11 @@
+// The process's heap in huge pages, where tcmalloc is its malloc (util/huge_pages.h says why).
+#pragma once
+
+namespace archpatch::cli {
+
+// Makes tcmalloc grow its heap by regions of util/huge_pages.h's HugePageRegions, and by its own
+// system allocator once they are refused. Called first thing in main, before any thread; a build
+// without tcmalloc (the sanitizers', libFuzzer's, which bring their own malloc) keeps its heap.
+void UseHugePagesForTheHeap();
+
+}  // namespace archpatch::cli
