@@ -23,11 +23,11 @@ endif()
 
 # glibc's own libraries come from the host, whose ld.so must match them; libgcc_s, see above.
 set(host_libs "^(ld-linux.*|linux-vdso.*|libc|libm|libmvec|libpthread|libdl|librt|libresolv|libutil|libanl|libnsl|libthread_db|libBrokenLocale|libnss_.*|libgcc_s)\\.so")
-# libclang is opened at run time (src/cuda/libclang.h), so the executable does not name it: it
-# and what it links come along by name.
+# libclang and libcrypto are opened at run time (src/cuda/libclang.h, src/env/libcrypto.h), so
+# the executable does not name them: they and what they link come along by name.
 file(GET_RUNTIME_DEPENDENCIES
   EXECUTABLES "${exe}"
-  LIBRARIES "${CPACK_ARCHPATCH_LIBCLANG}"
+  LIBRARIES "${CPACK_ARCHPATCH_LIBCLANG}" "${CPACK_ARCHPATCH_LIBCRYPTO}"
   RESOLVED_DEPENDENCIES_VAR libs
   UNRESOLVED_DEPENDENCIES_VAR unresolved
   PRE_EXCLUDE_REGEXES "${host_libs}")
@@ -35,7 +35,7 @@ if(unresolved)
   message(FATAL_ERROR "bundle_libs: cannot resolve ${unresolved}")
 endif()
 
-list(APPEND libs "${CPACK_ARCHPATCH_LIBCLANG}")
+list(APPEND libs "${CPACK_ARCHPATCH_LIBCLANG}" "${CPACK_ARCHPATCH_LIBCRYPTO}")
 file(MAKE_DIRECTORY "${stage}/lib")
 foreach(lib IN LISTS libs)
   get_filename_component(name "${lib}" NAME)  # the SONAME the loader asks for

@@ -9,10 +9,11 @@ set(CPACK_STRIP_FILES ON)  # debug info stays in the build tree
 set(CPACK_PACKAGE_FILE_NAME archpatch-${PROJECT_VERSION}-linux-${CMAKE_SYSTEM_PROCESSOR})
 
 # .deb: installs under /usr; Depends computed by dpkg-shlibdeps from what the binary links, and
-# libclang's package, which the binary opens when it first parses (src/cuda/libclang.h).
+# the packages of the libraries it opens: libclang's when it first parses (src/cuda/libclang.h),
+# libcrypto's at its first digest (src/env/libcrypto.h).
 set(CPACK_DEBIAN_FILE_NAME DEB-DEFAULT)
 set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)
-set(CPACK_DEBIAN_PACKAGE_DEPENDS "libclang1-19")
+set(CPACK_DEBIAN_PACKAGE_DEPENDS "libclang1-19, libssl3")
 set(CPACK_DEBIAN_PACKAGE_SECTION devel)
 set(CPACK_DEBIAN_PACKAGE_DESCRIPTION
     "archpatch audits and rewrites the architecture gates of GPU Python packages (FlashInfer,\n\
@@ -25,4 +26,5 @@ SGLang, vLLM, CUTLASS kernels) from YAML rules, atomically and reversibly.")
 set(CPACK_PROJECT_CONFIG_FILE ${PROJECT_SOURCE_DIR}/cmake/cpack_generator.cmake)
 set(CPACK_ARCHPATCH_BUNDLE_SCRIPT ${PROJECT_SOURCE_DIR}/cmake/bundle_libs.cmake)
 set(CPACK_ARCHPATCH_LIBCLANG ${LIBCLANG_REAL})  # opened, not linked: bundle_libs.cmake adds it
+set(CPACK_ARCHPATCH_LIBCRYPTO ${LIBCRYPTO_REAL})  # the same
 include(CPack)

@@ -10,10 +10,18 @@
 #include <fmt/format.h>
 #include <openssl/evp.h>
 
+#include "env/libcrypto.h"
+
 namespace archpatch::env {
 namespace {
 
+// libcrypto opened (env/libcrypto.h), or why not, before the first EVP_* call.
+void RequireLibcrypto() {
+  if (Status loaded = LoadLibcrypto(); !loaded) throw Fatal(loaded.error().message);
+}
+
 std::string Sha256Raw(std::string_view bytes) {
+  RequireLibcrypto();
   unsigned char digest[EVP_MAX_MD_SIZE];
   unsigned int length = 0;
   if (EVP_Digest(bytes.data(), bytes.size(), digest, &length, EVP_sha256(), nullptr) != 1) {
@@ -57,7 +65,7 @@ struct Sha256Stream::Context {
   std::unique_ptr<EVP_MD_CTX, decltype(&EVP_MD_CTX_free)> ctx{EVP_MD_CTX_new(), EVP_MD_CTX_free};
 };
 
-Sha256Stream::Sha256Stream() : context_(std::make_unique<Context>()) {
+Sha256Stream::Sha256Stream() : context_((RequireLibcrypto(), std::make_unique<Context>())) {
   if (!context_->ctx || EVP_DigestInit_ex(context_->ctx.get(), EVP_sha256(), nullptr) != 1) {
     throw Fatal("OpenSSL could not start a SHA-256 digest");
   }
