@@ -167,8 +167,10 @@ bool OnIncludeLine(std::string_view contents, size_t offset) {
 }
 
 // Whether tokens[i], a capability name, is used where it could be a value: not as a qualifier
-// (`cutlass::arch::Sm90`, `UMMA::Major::K`), a type (`UMMA::Major major_a`), a namespace's name or
-// an #include's path.
+// (`cutlass::arch::Sm90`, `UMMA::Major::K`), a type (`UMMA::Major major_a`), the name a type
+// declares (`enum class Major { K, MN }`: CUTLASS's 1 MB mma_sm90_gmma.hpp named no other, and
+// its runtime pass was 37 M instructions of the file's last round), a namespace's name or an
+// #include's path.
 // Almost all of CUTLASS's capability names are those (356 of the 475 files that name one), and
 // either reader needs a value to find a check.
 bool MayBeValue(const std::vector<Token>& tokens, size_t i, std::string_view contents) {
@@ -179,6 +181,7 @@ bool MayBeValue(const std::vector<Token>& tokens, size_t i, std::string_view con
   while (before > 0 && tokens[before - 1].kind == Token::Kind::kComment) --before;
   const std::string_view previous = before > 0 ? tokens[before - 1].Spelling(contents) : "";
   if (previous == "namespace") return false;
+  if (previous == "class" || previous == "struct" || previous == "enum" || previous == "union") return false;
   // `UMMA::Major major_a`: a qualified name before a declared one is a type.
   if (previous == "::" && next < tokens.size() && tokens[next].kind == Token::Kind::kIdentifier) return false;
   return !OnIncludeLine(contents, tokens[i].begin);

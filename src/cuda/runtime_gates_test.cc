@@ -1,5 +1,6 @@
 // Runtime capability checks read from the file's tokens, headers unresolved.
 #include "cuda/runtime_gates.h"
+#include "cuda/tokens.h"
 #include "report/finding.h"
 
 #include <algorithm>
@@ -183,6 +184,17 @@ TEST(RuntimeGates, NamesUsedAsQualifiersTypesOrPathsDoNotHideACheck) {
   EXPECT_EQ(f[0].text, "sm != 100");
   EXPECT_EQ(f[0].line, 6);
   EXPECT_EQ(f[0].VerdictFor("sm_120"), Tri::kFalse);
+}
+
+// CUTLASS's mma_sm90_gmma.hpp: `Major` names only an enum it declares and the qualifiers of its
+// enumerators, so the file's runtime pass is skipped; a value of the same name still takes it.
+TEST(RuntimeGates, TheNameATypeDeclaresIsNoValue) {
+  for (const char* text : {"namespace GMMA { enum class Major { K = 0, MN = 1 }; }\nauto k = GMMA::Major::K;\n",
+                           "struct arch {};\nclass Major;\nunion sm { int x; };\nenum cc : int { kA };\n"}) {
+    EXPECT_FALSE(NamesCapabilityValue(Tokenize(text), text)) << text;
+  }
+  const std::string with_value = "enum class Major { K };\nbool ok(int major) { return major >= 9; }\n";
+  EXPECT_TRUE(NamesCapabilityValue(Tokenize(with_value), with_value));
 }
 
 TEST(RuntimeGates, CapabilityNames) {
