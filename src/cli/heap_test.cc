@@ -1,33 +1,16 @@
 #include "cli/heap.h"
 
-#include <cstdint>
-#include <cstdio>
-#include <cstdlib>
+#include <cstddef>
 #include <cstring>
-#include <fstream>
 #include <memory>
 #include <string>
 
 #include <gtest/gtest.h>
 
+#include "util/test_smaps.h"
+
 namespace archpatch::cli {
 namespace {
-
-// The VmFlags line of the /proc/self/smaps mapping holding `address` ("" when none holds it).
-std::string VmFlagsOf(const void* address) {
-  std::ifstream smaps("/proc/self/smaps");
-  const auto at = reinterpret_cast<uintptr_t>(address);
-  bool inside = false;
-  for (std::string line; std::getline(smaps, line);) {
-    uintptr_t start = 0, end = 0;
-    if (std::sscanf(line.c_str(), "%lx-%lx ", &start, &end) == 2 && line.find('-') < line.find(' ')) {
-      inside = start <= at && at < end;
-    } else if (inside && line.rfind("VmFlags:", 0) == 0) {
-      return line;
-    }
-  }
-  return "";
-}
 
 // A block larger than anything the heap held: tcmalloc grows its page heap for it.
 TEST(UseHugePagesForTheHeap, WhatTheHeapGrowsByIsAdvisedForHugePages) {

@@ -1,15 +1,8 @@
 #include "cuda/libclang.h"
 
-#include <dlfcn.h>
-
-#include <cstdio>
-#include <cstdlib>
-#include <string>
-
 #include <clang-c/Index.h>
 
-#include <fmt/format.h>
-
+#include "util/lazy_library.h"
 #include "util/library_code.h"
 
 namespace archpatch::cuda {
@@ -18,51 +11,22 @@ namespace {
 // The name the build linked against (its SONAME on Debian), found as the loader finds a library:
 // the binary's RUNPATH (the tarball's lib/), LD_LIBRARY_PATH, ld.so.cache; then where LLVM
 // keeps it, for a system whose cache does not list LLVM's folder.
-constexpr const char* kNames[] = {ARCHPATCH_LIBCLANG_SONAME, ARCHPATCH_LIBCLANG_PATH};
-
-struct Library {
-  void* handle = nullptr;
-  std::string error;  // when handle is null
-};
-
-const Library& Opened() {
-  static const Library library = [] {
-    Library out;
-    for (const char* name : kNames) {
-      out.handle = ::dlopen(name, RTLD_LAZY | RTLD_LOCAL);
-      if (out.handle) {
-        // libLLVM's static constructors touched 42 MB of its and libclang's code
-        // (util/library_code.h); a parse maps back the little it runs.
-        ReleaseLibraryCode({"libLLVM", "libclang"});
-        return out;
-      }
-      if (out.error.empty()) out.error = ::dlerror();
-    }
-    out.error = fmt::format("libclang could not be loaded ({}; Debian: apt-get install libclang1-19)", out.error);
-    return out;
-  }();
+LazyLibrary& Libclang() {
+  static LazyLibrary library("libclang", {ARCHPATCH_LIBCLANG_SONAME, ARCHPATCH_LIBCLANG_PATH},
+                             "Debian: apt-get install libclang1-19", [] {
+                               // libLLVM's static constructors touched 42 MB of its and
+                               // libclang's code (util/library_code.h); a parse maps back the
+                               // little it runs.
+                               ReleaseLibraryCode({"libLLVM", "libclang"});
+                             });
   return library;
 }
 
-void* Symbol(const char* name) {
-  const Library& library = Opened();
-  void* symbol = library.handle ? ::dlsym(library.handle, name) : nullptr;
-  if (!symbol) {
-    // A caller that could report it checked LoadLibclang() first: this is a broken install.
-    std::fprintf(stderr, "archpatch: error: %s\n",
-                 library.handle ? fmt::format("{} lacks {}", kNames[0], name).c_str() : library.error.c_str());
-    std::abort();
-  }
-  return symbol;
-}
+void* Symbol(const char* name) { return Libclang().Symbol(name); }
 
 }  // namespace
 
-Status LoadLibclang() {
-  const Library& library = Opened();
-  if (!library.handle) return Error{library.error, {}};
-  return Ok{};
-}
+Status LoadLibclang() { return Libclang().Load(); }
 
 }  // namespace archpatch::cuda
 

@@ -1,58 +1,24 @@
 #include "env/libcrypto.h"
 
-#include <dlfcn.h>
-
-#include <cstdio>
-#include <cstdlib>
-#include <string>
-
 #include <openssl/evp.h>
 
-#include <fmt/format.h>
+#include "util/lazy_library.h"
 
 namespace archpatch::env {
 namespace {
 
 // The name the build linked against (its SONAME on Debian), found as the loader finds a library:
 // the binary's RUNPATH (the tarball's lib/), LD_LIBRARY_PATH, ld.so.cache.
-constexpr const char* kName = ARCHPATCH_LIBCRYPTO_SONAME;
-
-struct Library {
-  void* handle = nullptr;
-  std::string error;  // when handle is null
-};
-
-const Library& Opened() {
-  static const Library library = [] {
-    Library out;
-    out.handle = ::dlopen(kName, RTLD_LAZY | RTLD_LOCAL);
-    if (!out.handle) {
-      out.error = fmt::format("{} could not be loaded ({}; Debian: apt-get install libssl3)", kName, ::dlerror());
-    }
-    return out;
-  }();
+LazyLibrary& Libcrypto() {
+  static LazyLibrary library("libcrypto", {ARCHPATCH_LIBCRYPTO_SONAME}, "Debian: apt-get install libssl3");
   return library;
 }
 
-void* Symbol(const char* name) {
-  const Library& library = Opened();
-  void* symbol = library.handle ? ::dlsym(library.handle, name) : nullptr;
-  if (!symbol) {
-    // A caller that could report it checked LoadLibcrypto() first: this is a broken install.
-    std::fprintf(stderr, "archpatch: error: %s\n",
-                 library.handle ? fmt::format("{} lacks {}", kName, name).c_str() : library.error.c_str());
-    std::abort();
-  }
-  return symbol;
-}
+void* Symbol(const char* name) { return Libcrypto().Symbol(name); }
 
 }  // namespace
 
-Status LoadLibcrypto() {
-  const Library& library = Opened();
-  if (!library.handle) return Error{library.error, {}};
-  return Ok{};
-}
+Status LoadLibcrypto() { return Libcrypto().Load(); }
 
 }  // namespace archpatch::env
 
