@@ -36,9 +36,9 @@ class HugePageSystemAllocator : public SysAllocator {
 void UseHugePagesForTheHeap() {
   // Never destroyed: tcmalloc may grow the heap until the process's last free.
   static SysAllocator* const kInstalled = [] {
-    MallocExtension* malloc = MallocExtension::instance();
-    auto* allocator = new HugePageSystemAllocator(malloc->GetSystemAllocator());
-    malloc->SetSystemAllocator(allocator);
+    MallocExtension* tcmalloc = MallocExtension::instance();
+    auto* allocator = new HugePageSystemAllocator(tcmalloc->GetSystemAllocator());
+    tcmalloc->SetSystemAllocator(allocator);
     return allocator;
   }();
   (void)kInstalled;

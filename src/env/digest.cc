@@ -62,10 +62,15 @@ std::string UrlsafeB64(const std::string& raw) {
 std::string Sha256UrlsafeB64(std::string_view bytes) { return UrlsafeB64(Sha256Raw(bytes)); }
 
 struct Sha256Stream::Context {
+  // libcrypto opened before its first call, the context's own
+  static std::unique_ptr<Context> Make() {
+    RequireLibcrypto();
+    return std::make_unique<Context>();
+  }
   std::unique_ptr<EVP_MD_CTX, decltype(&EVP_MD_CTX_free)> ctx{EVP_MD_CTX_new(), EVP_MD_CTX_free};
 };
 
-Sha256Stream::Sha256Stream() : context_((RequireLibcrypto(), std::make_unique<Context>())) {
+Sha256Stream::Sha256Stream() : context_(Context::Make()) {
   if (!context_->ctx || EVP_DigestInit_ex(context_->ctx.get(), EVP_sha256(), nullptr) != 1) {
     throw Fatal("OpenSSL could not start a SHA-256 digest");
   }

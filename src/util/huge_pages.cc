@@ -23,7 +23,7 @@ void* HugePageRegions::Take(size_t size, size_t alignment, size_t* taken) {
 }
 
 // A chunk of `bytes` starting on a huge page: mapped a huge page longer, the slack on either side
-// unmapped. The rest of the chunk before it is left unused (address space, never touched).
+// unmapped. What the previous chunk had left is abandoned (address space, never touched).
 bool HugePageRegions::MapChunk(size_t bytes) {
   void* mapped = ::mmap(nullptr, bytes + kHugePage, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
   if (mapped == MAP_FAILED) return false;
