@@ -22,8 +22,6 @@ LazyLibrary& Libclang() {
   return library;
 }
 
-void* Symbol(const char* name) { return Libclang().Symbol(name); }
-
 }  // namespace
 
 Status LoadLibclang() { return Libclang().Load(); }
@@ -32,11 +30,8 @@ Status LoadLibclang() { return Libclang().Load(); }
 
 // The clang_* functions archpatch calls, with libclang's signatures (the compiler checks them
 // against clang-c/Index.h), each resolved on its first call.
-#define ARCHPATCH_FORWARD(ret, name, params, args)                                                \
-  extern "C" ret name params {                                                                    \
-    static const auto real = reinterpret_cast<decltype(&(name))>(archpatch::cuda::Symbol(#name)); \
-    return real args;                                                                             \
-  }
+#define ARCHPATCH_FORWARD(ret, name, params, args) \
+  ARCHPATCH_LAZY_FORWARD(archpatch::cuda::Libclang(), ret, name, params, args)
 
 ARCHPATCH_FORWARD(CXEvalResult, clang_Cursor_Evaluate, (CXCursor C), (C))
 ARCHPATCH_FORWARD(unsigned, clang_Cursor_isMacroFunctionLike, (CXCursor C), (C))

@@ -14,8 +14,6 @@ LazyLibrary& Libcrypto() {
   return library;
 }
 
-void* Symbol(const char* name) { return Libcrypto().Symbol(name); }
-
 }  // namespace
 
 Status LoadLibcrypto() { return Libcrypto().Load(); }
@@ -24,11 +22,8 @@ Status LoadLibcrypto() { return Libcrypto().Load(); }
 
 // The EVP_* functions archpatch calls, with libcrypto's signatures (the compiler checks them
 // against openssl/evp.h), each resolved on its first call.
-#define ARCHPATCH_FORWARD(ret, name, params, args)                                               \
-  extern "C" ret name params {                                                                   \
-    static const auto real = reinterpret_cast<decltype(&(name))>(archpatch::env::Symbol(#name)); \
-    return real args;                                                                            \
-  }
+#define ARCHPATCH_FORWARD(ret, name, params, args) \
+  ARCHPATCH_LAZY_FORWARD(archpatch::env::Libcrypto(), ret, name, params, args)
 
 ARCHPATCH_FORWARD(const EVP_MD*, EVP_sha256, (void), ())
 ARCHPATCH_FORWARD(int, EVP_Digest,

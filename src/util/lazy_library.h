@@ -40,3 +40,12 @@ class LazyLibrary {
 };
 
 }  // namespace archpatch
+
+// Defines the library's C function `name` (return type `ret`, parameters `params`, called with
+// `args`) as a forward to the library's own, resolved through `library` (a LazyLibrary&) at its
+// first call. The compiler checks the signature against the library's header, which declares it.
+#define ARCHPATCH_LAZY_FORWARD(library, ret, name, params, args)                           \
+  extern "C" ret name params {                                                             \
+    static const auto real = reinterpret_cast<decltype(&(name))>((library).Symbol(#name)); \
+    return real args;                                                                      \
+  }
