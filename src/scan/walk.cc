@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <condition_variable>
+#include <cerrno>
 #include <cstdint>
 #include <cstring>
 #include <filesystem>
@@ -10,6 +11,12 @@
 #include <mutex>
 #include <optional>
 #include <thread>
+#include <tuple>
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <fmt/format.h>
 
@@ -52,33 +59,13 @@ bool LooksBinary(const std::string& path) {
 
 namespace {
 
-// What the walk does with one entry: keeps a source file in `out`; true for a folder to enter
-// (never a symlinked one: is_directory would follow it).
-bool Take(const fs::directory_entry& entry, const WalkOptions& options, FileList& out) {
-  std::error_code ec;
-  if (entry.is_symlink(ec) && entry.is_directory(ec)) return false;
-  if (entry.is_directory(ec)) {
-    const std::string name = entry.path().filename().string();
-    return !IsSkippedDirectory(name) && (options.keep_tests || !IsNonShippingDirectory(name));
-  }
-  if (options.skip_setup_py && entry.path().filename() == "setup.py") return false;
-  if (!options.keep_tests && IsTestFileName(entry.path().filename().string())) return false;
-  std::string path = entry.path().string();
-  if (entry.is_regular_file(ec) && KindOf(path) != FileKind::kOther) {
-    const std::uintmax_t size = entry.file_size(ec);
-    out.files.push_back(std::move(path));
-    out.sizes.push_back(ec ? 0 : static_cast<size_t>(size));
-  }
-  return false;
+Error CannotRead(const std::string& dir, int error) {
+  return Error{fmt::format("cannot read directory: {}", std::strerror(error)), Location{dir}};
 }
 
-Error CannotRead(const fs::path& root, const std::error_code& ec) {
-  return Error{fmt::format("cannot read directory: {}", ec.message()), Location{root.string()}};
-}
-
-// A folder to list, and the PATH it is under (problems are reported there).
+// A folder to list, and the PATH it is under.
 struct Folder {
-  fs::path dir;
+  std::string dir;
   size_t root;
 };
 
@@ -121,17 +108,87 @@ class FolderQueue {
   size_t listing_ = 0;
 };
 
-// One folder's entries: its files into out[root], the folders to enter into `found`.
+// An open folder, listed entry by entry; its entries are looked at relative to it (fstatat on the
+// folder's descriptor): std::filesystem stat'ed each file by its whole path, every component
+// looked up again, and built a path object per entry.
+class OpenFolder {
+ public:
+  // A subfolder is opened with O_NOFOLLOW: one replaced by a symlink since it was listed is not
+  // entered. A PATH is opened as given.
+  OpenFolder(const std::string& dir, bool is_root)
+      : fd_(::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC | (is_root ? 0 : O_NOFOLLOW))) {
+    if (fd_ >= 0 && !(dir_ = ::fdopendir(fd_))) error_ = errno, ::close(fd_), fd_ = -1;
+    if (fd_ < 0 && !error_) error_ = errno;
+  }
+  ~OpenFolder() {
+    if (dir_) ::closedir(dir_);
+  }
+  OpenFolder(const OpenFolder&) = delete;
+  OpenFolder& operator=(const OpenFolder&) = delete;
+
+  bool ok() const { return dir_ != nullptr; }
+  int error() const { return error_; }  // errno of the open that failed
+  int fd() const { return fd_; }
+  // The next entry but . and .., nullptr at the end or on an error (errno then non-zero).
+  const dirent* Next() {
+    errno = 0;
+    while (const dirent* entry = ::readdir(dir_)) {
+      if (std::strcmp(entry->d_name, ".") != 0 && std::strcmp(entry->d_name, "..") != 0) return entry;
+    }
+    return nullptr;
+  }
+
+ private:
+  int fd_ = -1;
+  DIR* dir_ = nullptr;
+  int error_ = 0;
+};
+
+// `name` in `dir`, as std::filesystem joins them ("tree/" and "x" make "tree/x").
+std::string Join(std::string_view dir, std::string_view name) {
+  return dir.ends_with('/') ? fmt::format("{}{}", dir, name) : fmt::format("{}/{}", dir, name);
+}
+
+// What an entry is, without following a symlink (the type readdir gave, else lstat's).
+unsigned char TypeOf(const OpenFolder& folder, const dirent& entry) {
+  if (entry.d_type != DT_UNKNOWN) return entry.d_type;
+  struct stat st;
+  if (::fstatat(folder.fd(), entry.d_name, &st, AT_SYMLINK_NOFOLLOW) != 0) return DT_UNKNOWN;
+  if (S_ISDIR(st.st_mode)) return DT_DIR;
+  if (S_ISLNK(st.st_mode)) return DT_LNK;
+  return S_ISREG(st.st_mode) ? DT_REG : DT_UNKNOWN;
+}
+
+// What the walk does with one entry: keeps a source file (a symlink to one too) in `out`; true for
+// a folder to enter (never a symlinked one).
+bool Take(const OpenFolder& folder, const std::string& dir, const dirent& entry, const WalkOptions& options,
+          FileList& out) {
+  const std::string_view name = entry.d_name;
+  const unsigned char type = TypeOf(folder, entry);
+  if (type == DT_DIR) return !IsSkippedDirectory(name) && (options.keep_tests || !IsNonShippingDirectory(name));
+  if (type != DT_REG && type != DT_LNK) return false;
+  if (options.skip_setup_py && name == "setup.py") return false;
+  if (!options.keep_tests && IsTestFileName(name)) return false;
+  if (KindOf(name) == FileKind::kOther) return false;
+  struct stat st;  // followed: a symlink to a source file is read as that file
+  if (::fstatat(folder.fd(), entry.d_name, &st, 0) != 0 || !S_ISREG(st.st_mode)) return false;
+  out.files.push_back(Join(dir, name));
+  out.sizes.push_back(static_cast<size_t>(st.st_size));
+  return false;
+}
+
+// One folder's entries: its files into out[root], the folders to enter into `found`. A folder
+// that cannot be listed is a warning naming it (its files could hold gates the report then lacks).
 void List(const Folder& folder, const std::vector<fs::path>& roots, const WalkOptions& options,
           std::vector<FileList>& out, std::vector<Folder>& found) {
   FileList& files = out[folder.root];
-  std::error_code ec;
-  fs::directory_iterator it(folder.dir, fs::directory_options::skip_permission_denied, ec), end;
-  if (ec) return files.warnings.push_back(CannotRead(roots[folder.root], ec));
-  for (; it != end; it.increment(ec)) {
-    if (ec) return files.warnings.push_back(CannotRead(roots[folder.root], ec));
-    if (Take(*it, options, files)) found.push_back(Folder{it->path(), folder.root});
+  OpenFolder open(folder.dir, folder.dir == roots[folder.root].native());
+  if (!open.ok()) return files.warnings.push_back(CannotRead(folder.dir, open.error()));
+  while (const dirent* entry = open.Next()) {
+    if (Take(open, folder.dir, *entry, options, files))
+      found.push_back(Folder{Join(folder.dir, entry->d_name), folder.root});
   }
+  if (errno != 0) files.warnings.push_back(CannotRead(folder.dir, errno));
 }
 
 // Every folder under the roots is listed on all cores, whichever root it is under: a GPU
@@ -141,7 +198,7 @@ void List(const Folder& folder, const std::vector<fs::path>& roots, const WalkOp
 // order the threads list in does not show; warnings are sorted too.
 std::vector<FileList> Walk(const std::vector<fs::path>& roots, const WalkOptions& options) {
   std::vector<Folder> start;
-  for (size_t r = 0; r < roots.size(); ++r) start.push_back(Folder{roots[r], r});
+  for (size_t r = 0; r < roots.size(); ++r) start.push_back(Folder{roots[r].native(), r});
   FolderQueue queue(std::move(start));
   const int threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   std::vector<std::vector<FileList>> parts(threads, std::vector<FileList>(roots.size()));
@@ -161,8 +218,9 @@ std::vector<FileList> Walk(const std::vector<fs::path>& roots, const WalkOptions
     }
   }
   for (FileList& list : walked) {
-    std::sort(list.warnings.begin(), list.warnings.end(),
-              [](const Error& a, const Error& b) { return a.message < b.message; });
+    std::sort(list.warnings.begin(), list.warnings.end(), [](const Error& a, const Error& b) {
+      return std::tie(a.where.file, a.message) < std::tie(b.where.file, b.message);
+    });
   }
   return walked;
 }

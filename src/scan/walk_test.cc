@@ -4,6 +4,8 @@
 
 #include <filesystem>
 
+#include <unistd.h>
+
 #include <gtest/gtest.h>
 
 #include "env/test_tree.h"
@@ -67,6 +69,40 @@ TEST(CollectFiles, KeepTestsEntersTestFoldersAtEveryDepth) {
        {"build/gen.py", "pkg/sub/__pycache__/mod.py", "linked/inner.h", "pkg/sub/linked/inner.h"}) {
     EXPECT_EQ(std::find(files.begin(), files.end(), skipped), files.end()) << skipped;
   }
+}
+
+// Entries are looked at without following a link, then a link to a source file is read as that
+// file: a symlinked module is audited, a dangling link or one to a folder (named like a module)
+// is not, and a PATH given with a trailing slash joins its files' paths as std::filesystem does.
+TEST(CollectFiles, TakesALinkToASourceFileOnly) {
+  TempTree tree;
+  tree.Write("real/mod.py", "x = 1\n");
+  tree.Write("real/sub/k.cu", "int k;\n");
+  fs::create_symlink(tree.root() / "real/mod.py", tree.root() / "alias.py");
+  fs::create_symlink(tree.root() / "missing.py", tree.root() / "dangling.py");
+  fs::create_directory_symlink(tree.root() / "real/sub", tree.root() / "folder.py");
+  Result<FileList> list = CollectFiles({tree.root().string() + "/"});
+  ASSERT_TRUE(list) << list.error().str();
+  EXPECT_EQ(Relative(tree, *list), (std::vector<std::string>{"alias.py", "real/mod.py", "real/sub/k.cu"}));
+  EXPECT_EQ(list->files.front(), tree.root().string() + "/alias.py");
+  EXPECT_EQ(list->sizes.front(), 6u);
+}
+
+// A folder the walk cannot list is a warning naming it, and the rest of the tree is still walked.
+// (root lists any folder: there is nothing to test then.)
+TEST(CollectFiles, AFolderItCannotListIsAWarningNamingIt) {
+  if (::geteuid() == 0) GTEST_SKIP() << "root reads a folder whatever its mode";
+  TempTree tree;
+  tree.Write("open/mod.py", "x = 1\n");
+  tree.Write("closed/hidden.py", "x = 2\n");
+  fs::permissions(tree.root() / "closed", fs::perms::none);
+  Result<FileList> list = CollectFiles({tree.root().string()});
+  fs::permissions(tree.root() / "closed", fs::perms::owner_all);
+  ASSERT_TRUE(list) << list.error().str();
+  EXPECT_EQ(Relative(tree, *list), (std::vector<std::string>{"open/mod.py"}));
+  ASSERT_EQ(list->warnings.size(), 1u);
+  EXPECT_EQ(list->warnings[0].where.file, (tree.root() / "closed").string());
+  EXPECT_EQ(list->warnings[0].message, "cannot read directory: Permission denied");
 }
 
 // The rounds of an audit take the largest files first by the sizes the walk noted: each size must
