@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <exception>
+#include <system_error>
 
 namespace archpatch {
 
@@ -65,7 +66,8 @@ void WorkerPool::RunSlot(Job& job, size_t slot) {
 
 WorkerPool::~WorkerPool() {
   {
-    std::lock_guard<std::mutex> lock(mutex_);
+    std::unique_lock<std::mutex> lock(mutex_);
+    started_.wait(lock, [&] { return starting_ == 0; });  // threads_ is complete
     stopping_ = true;
   }
   work_.notify_all();
@@ -73,7 +75,29 @@ WorkerPool::~WorkerPool() {
 }
 
 void WorkerPool::Start(size_t threads) {
-  while (threads_.size() < threads) threads_.emplace_back([this] { Serve(); });
+  if (threads_.size() + starting_ >= threads) return;
+  const size_t more = threads - threads_.size() - starting_;
+  starting_ += more - 1;
+  threads_.emplace_back([this, others = more - 1] {
+    StartOthers(others);
+    Serve();
+  });
+}
+
+void WorkerPool::StartOthers(size_t count) {
+  for (; count > 0; --count) {
+    std::thread thread;
+    try {
+      thread = std::thread([this] { Serve(); });
+    } catch (const std::system_error&) {  // no more threads: Run never waits for one
+      std::lock_guard<std::mutex> lock(mutex_);
+      starting_ -= count;
+      return started_.notify_all();
+    }
+    std::lock_guard<std::mutex> lock(mutex_);
+    threads_.push_back(std::move(thread));
+    if (--starting_ == 0) started_.notify_all();
+  }
 }
 
 void WorkerPool::Serve() {

@@ -38,8 +38,12 @@ class WorkerPool {
 
  private:
   struct Job;
-  void Serve();                         // a pool thread's life
-  void Start(size_t threads);           // under mutex_: at least that many threads
+  void Serve();  // a pool thread's life
+  // Under mutex_: at least that many threads, the first of those missing started here and the
+  // others by it (StartOthers), so that the caller goes on with its own slot meanwhile: the walk,
+  // the audit's first loop, waited for fifteen threads started in turn.
+  void Start(size_t threads);
+  void StartOthers(size_t count);       // on the first new thread: the rest, each counted in threads_
   void RunSlot(Job& job, size_t slot);  // body(slot), counted done
   bool Claim(Job& job, size_t& slot);   // under mutex_: the job's next slot, if any
 
@@ -47,6 +51,8 @@ class WorkerPool {
   std::condition_variable work_;
   std::deque<Job*> open_;  // jobs with slots no thread has taken, oldest first
   std::vector<std::thread> threads_;
+  size_t starting_ = 0;              // threads a StartOthers has still to start
+  std::condition_variable started_;  // notified when starting_ reaches 0
   bool stopping_ = false;
 };
 

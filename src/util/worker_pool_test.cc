@@ -46,6 +46,21 @@ TEST(WorkerPool, ANestedLoopNeverWaitsForAFreeThread) {
   EXPECT_EQ(inner.load(), 32);
 }
 
+// The first call's threads are started by the first of them while the caller runs its slot: a
+// call returns once its slots are done, whether or not every thread is up yet, and a pool dropped
+// right after joins every thread it started (none left running, none counted twice).
+TEST(WorkerPool, ThreadsStillStartingWhenTheFirstCallReturnsAreJoined) {
+  for (int round = 0; round < 50; ++round) {
+    std::atomic<int> runs{0};
+    {
+      WorkerPool pool;
+      pool.Run(16, [&](size_t) { ++runs; });
+      pool.Run(16, [&](size_t) { ++runs; });
+    }
+    ASSERT_EQ(runs.load(), 32) << round;
+  }
+}
+
 TEST(WorkerPool, ThrowsTheFirstErrorOnceEverySlotIsDone) {
   WorkerPool pool;
   std::atomic<int> done{0};
