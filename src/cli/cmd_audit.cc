@@ -124,9 +124,9 @@ void PrintJson(const scan::AuditReport& report, const std::vector<gate::Group>& 
   json.Member("against", against);
   json.ArrayMembers({{"findings", report.findings.size(), nullptr,
                       [&](size_t i, unsigned depth) { return report::FindingText(report.findings[i], depth); }},
-                     {"groups", groups.size(), [&](size_t i) {
+                     {"groups", groups.size(), nullptr, [&](size_t i, unsigned depth) {
                         marked.get();
-                        return report::GroupJson(groups[i], report.findings);
+                        return report::GroupText(groups[i], report.findings, depth);
                       }}});
   json.Member("files_scanned", report.files_scanned);
   json.Member("files_parsed", report.files_parsed);

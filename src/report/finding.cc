@@ -5,6 +5,7 @@
 
 #include "report/json_sink.h"
 #include "report/json_text.h"
+#include "report/json_writers.h"
 
 namespace archpatch {
 namespace report {
@@ -14,18 +15,6 @@ using json = nlohmann::ordered_json;
 
 // The writers below say, once, which keys each value has and in which order; S is a sink of
 // report/json_sink.h (a value built, or its text printed). Each object is opened by its caller.
-
-// `key`: an array of one object per item, whose members write_object writes.
-template <class S, class Items, class WriteObject>
-void WriteObjects(S& s, std::string_view key, const Items& items, WriteObject write_object) {
-  s.BeginArray(key);
-  for (const auto& item : items) {
-    s.BeginObject();
-    write_object(item);
-    s.End();
-  }
-  s.End();
-}
 
 template <class S>
 void WriteSpan(S& s, std::string_view key, const gate::ByteSpan& b) {
@@ -238,24 +227,6 @@ void WriteClassification(S& s, const gate::Classification& c) {
   s.Member("certain", c.target_takes->certain);
   if (c.target_takes->line > 0) s.Member("line", c.target_takes->line);
   s.End();
-}
-
-template <class S>
-void WritePrebuilt(S& s, std::string_view key, const std::vector<gate::PrebuiltArtifacts>& links) {
-  WriteObjects(s, key, links, [&](const gate::PrebuiltArtifacts& l) {
-    s.Member("group", l.group);
-    s.Member("declared", l.declared);
-    s.Member("path", l.path);
-    s.Member("via", l.via);
-    s.Member("arches", l.arches);
-    s.Member("arches_from", gate::ArchesFromName(l.arches_from));
-    s.Member("binaries", l.binaries);
-    s.Member("binary_count", l.binary_count);
-    if (l.runs_on_target == Tri::kUnknown)
-      s.Member("runs_on_target", nullptr);
-    else
-      s.Member("runs_on_target", l.runs_on_target == Tri::kTrue);
-  });
 }
 
 // A finding's members, into its open object.

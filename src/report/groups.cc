@@ -11,6 +11,9 @@
 #include "gate/prebuilt.h"
 #include "report/finding.h"
 #include "report/human.h"
+#include "report/json_sink.h"
+#include "report/json_text.h"
+#include "report/json_writers.h"
 
 namespace archpatch::report {
 namespace {
@@ -163,34 +166,67 @@ void PrintGroups(std::FILE* out, const std::vector<Group>& groups, const std::ve
   PrintSummary(out, shown, hidden, findings, o);
 }
 
-nlohmann::ordered_json GroupJson(const Group& g, const std::vector<Finding>& findings) {
+namespace {
+
+// A group's members, into its open object (a sink of report/json_sink.h).
+template <class S>
+void WriteGroup(S& s, const Group& g, const std::vector<Finding>& findings) {
   const Finding& r = findings[g.root];
-  nlohmann::ordered_json places = nlohmann::ordered_json::array();
-  for (size_t p : g.places) {
+  s.Member("id", g.id);
+  s.BeginObject("root");
+  s.Member("file", r.file);
+  s.Member("line", r.line);
+  s.Member("column", r.column);
+  s.Member("text", r.text);
+  s.Member("kind", gate::KindName(r.kind));
+  s.End();
+  s.Member("class", gate::ExclusionClassName(g.klass));
+  s.Member("reason", g.reason);
+  s.Member("distribution", g.distribution);
+  s.Member("switches_off", g.switches_off);
+  WriteObjects(s, "places", g.places, [&](size_t p) {
     const Finding& f = findings[p];
-    places.push_back({{"file", f.file},
-                      {"line", f.line},
-                      {"column", f.column},
-                      {"text", f.text},
-                      {"class", f.exclusion ? gate::ExclusionClassName(f.exclusion->klass) : ""}});
+    s.Member("file", f.file);
+    s.Member("line", f.line);
+    s.Member("column", f.column);
+    s.Member("text", f.text);
+    s.Member("class", f.exclusion ? gate::ExclusionClassName(f.exclusion->klass) : "");
+  });
+  s.BeginObject("widen");
+  s.Member("verdict", gate::WidenSafetyName(g.widen));
+  s.Member("reasons", g.widen_reasons);
+  s.Member("features", g.features);
+  s.End();
+  s.Member("covered_by", g.covered_by);
+  if (g.known_unsafe) {
+    s.BeginObject("known_unsafe");
+    s.Member("id", g.known_unsafe->id);
+    s.Member("what", g.known_unsafe->what);
+    s.Member("because", g.known_unsafe->because);
+    s.Member("reported", g.known_unsafe->reported);
+    s.End();
+  } else {
+    s.Member("known_unsafe", nullptr);
   }
-  return {
-      {"id", g.id},
-      {"root",
-       {{"file", r.file}, {"line", r.line}, {"column", r.column}, {"text", r.text}, {"kind", gate::KindName(r.kind)}}},
-      {"class", gate::ExclusionClassName(g.klass)},
-      {"reason", g.reason},
-      {"distribution", g.distribution},
-      {"switches_off", g.switches_off},
-      {"places", std::move(places)},
-      {"widen", {{"verdict", gate::WidenSafetyName(g.widen)}, {"reasons", g.widen_reasons}, {"features", g.features}}},
-      {"covered_by", g.covered_by},
-      {"known_unsafe", g.known_unsafe ? nlohmann::ordered_json{{"id", g.known_unsafe->id},
-                                                               {"what", g.known_unsafe->what},
-                                                               {"because", g.known_unsafe->because},
-                                                               {"reported", g.known_unsafe->reported}}
-                                      : nlohmann::ordered_json(nullptr)},
-      {"prebuilt", PrebuiltJson(g.prebuilt)}};
+  WritePrebuilt(s, "prebuilt", g.prebuilt);
+}
+
+}  // namespace
+
+nlohmann::ordered_json GroupJson(const Group& g, const std::vector<Finding>& findings) {
+  nlohmann::ordered_json j = nlohmann::ordered_json::object();
+  ValueSink sink(j);
+  WriteGroup(sink, g, findings);
+  return j;
+}
+
+std::string GroupText(const Group& g, const std::vector<Finding>& findings, unsigned depth) {
+  std::string out;
+  JsonTextWriter writer(out, depth);
+  writer.BeginObject();
+  WriteGroup(writer, g, findings);
+  writer.End();
+  return out;
 }
 
 nlohmann::ordered_json GroupsJson(const std::vector<Group>& groups, const std::vector<Finding>& findings) {

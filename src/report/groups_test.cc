@@ -7,6 +7,8 @@
 
 #include <gtest/gtest.h>
 
+#include "report/json_text.h"
+
 namespace archpatch::report {
 namespace {
 
@@ -121,6 +123,26 @@ TEST(Groups, JsonCarriesEveryGroupWithRootPlacesWidenAndRules) {
   EXPECT_EQ(j[1]["widen"]["verdict"], "widen-unsafe");
   EXPECT_EQ(j[3]["covered_by"][0], "rule-a");
   EXPECT_EQ(j[2]["class"], "legacy");
+}
+
+// --json prints each group as it writes it (GroupText): the bytes must be those of its value's
+// dump, whatever it holds (a known-unsafe mark, prebuilt artifacts, no places, bytes that are
+// not UTF-8), at the top and nested.
+TEST(Groups, TextPrintsWhatTheValuesDumpPrints) {
+  Fixture f;
+  f.findings[2].text = "defined(SM90A) /* \xff */";
+  f.findings[3].exclusion = gate::Classification{gate::ExclusionClass::kHardwareExclusive, "wgmma", std::nullopt};
+  f.groups[1].known_unsafe = gate::KnownUnsafeMark{"fi-1", "a kernel", "it faults", "https://example.invalid/1"};
+  gate::PrebuiltArtifacts cubins;
+  cubins.group = "fmha";
+  cubins.path = "pkg/cubins";
+  cubins.arches = {"sm_90a", "sm_100a"};
+  cubins.binary_count = 3;
+  f.groups[2].prebuilt = {cubins, cubins};
+  for (const Group& g : f.groups) {
+    for (unsigned depth : {0u, 4u})
+      EXPECT_EQ(GroupText(g, f.findings, depth), IndentedText(GroupJson(g, f.findings), depth));
+  }
 }
 
 }  // namespace
