@@ -42,7 +42,7 @@ bool Excludes(const Finding& f, const std::string& target, const std::vector<std
   return false;
 }
 
-AuditRun::AuditRun(const AuditOptions& options, std::vector<std::string> files, const cuda::MacroEnv& env,
+AuditRun::AuditRun(const AuditOptions& options, const std::vector<std::string>& files, const cuda::MacroEnv& env,
                    SharedByRounds shared, Round round, const std::set<std::string, std::less<>>* names)
     : options_(options),
       env_(env),
@@ -54,7 +54,7 @@ AuditRun::AuditRun(const AuditOptions& options, std::vector<std::string> files, 
       names_(names),
       wanted_(names ? std::optional<DirectiveNames::Wanted>(*names) : std::nullopt),
       filter_(names ? std::optional<NameFilter>(*names) : std::nullopt),
-      files_(std::move(files)),
+      files_(files),
       prefilter_(env),
       arches_(VerdictArches(options.target, options.against)) {
   target_ = options.target.name();
