@@ -72,7 +72,7 @@ TEST(Audit, NoFindingExitsZero) {
   WriteFile(dir.path() / "plain.cu", "__global__ void k(float* p) { p[0] = 1.f; }\n");
   RunResult r = RunArchpatch({"audit", "--arch", "sm_120", dir.path().string()});
   EXPECT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_NE(r.out.find("no root cause keeps sm_120 out (1 files scanned)"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("no root cause keeps sm_120 out (1 file scanned)"), std::string::npos) << r.out;
 }
 
 TEST(Audit, MalformedConditionWarnsAndTheAuditGoesOn) {

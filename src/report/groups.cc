@@ -127,7 +127,7 @@ void PrintSummary(std::FILE* out, const std::vector<const Group*>& shown, size_t
     rules.insert(g->covered_by.begin(), g->covered_by.end());
   }
   if (shown.empty()) {
-    fmt::print(out, "no root cause keeps {} out ({} files scanned)", o.target, o.files_scanned);
+    fmt::print(out, "no root cause keeps {} out ({} scanned)", o.target, Plural(o.files_scanned, "file"));
   } else {
     fmt::print(out, "{} keep{} {} out ({} in {}); {} hardware-exclusive", Plural(shown.size(), "root cause"),
                shown.size() == 1 ? "s" : "", o.target, Plural(places, "place"), Plural(files.size(), "file"), hw);
