@@ -117,8 +117,16 @@ class OpenFolder {
   // entered. A PATH is opened as given.
   OpenFolder(const std::string& dir, bool is_root)
       : fd_(::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC | (is_root ? 0 : O_NOFOLLOW))) {
-    if (fd_ >= 0 && !(dir_ = ::fdopendir(fd_))) error_ = errno, ::close(fd_), fd_ = -1;
-    if (fd_ < 0 && !error_) error_ = errno;
+    if (fd_ < 0) {
+      error_ = errno;
+      return;
+    }
+    dir_ = ::fdopendir(fd_);
+    if (!dir_) {
+      error_ = errno;
+      ::close(fd_);
+      fd_ = -1;
+    }
   }
   ~OpenFolder() {
     if (dir_) ::closedir(dir_);
