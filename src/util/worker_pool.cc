@@ -77,11 +77,13 @@ WorkerPool::~WorkerPool() {
 void WorkerPool::Start(size_t threads) {
   if (threads_.size() + starting_ >= threads) return;
   const size_t more = threads - threads_.size() - starting_;
-  starting_ += more - 1;
   threads_.emplace_back([this, others = more - 1] {
     StartOthers(others);
     Serve();
   });
+  // Counted once the first has started (a start that throws leaves nothing to wait for); it
+  // counts them down under mutex_, held here.
+  starting_ += more - 1;
 }
 
 void WorkerPool::StartOthers(size_t count) {
