@@ -53,9 +53,9 @@ class AuditRun {
   // `shared.python`: the audit's modules, which a round's workers scan while they wait for its last
   // C/C++ files, and kFindings takes the rest of; `shared.budget` bounds the bytes read at once;
   // kRead starts lexing the largest files ahead (`shared.ahead`), kFindings takes them.
-  // `files` outlives the run, as the rounds' shared state does (PythonModules holds it too): each
-  // round copied the list, 3,719 paths on FlashInfer + CUTLASS, on the serial stretch between
-  // rounds.
+  // `files` is held, not copied: the audit's list, which outlives every round (PythonModules holds
+  // it too); each round copied it, 3,719 paths on FlashInfer + CUTLASS, on the serial stretch
+  // between rounds.
   AuditRun(const AuditOptions& options, const std::vector<std::string>& files, const cuda::MacroEnv& env,
            SharedByRounds shared, Round round, const std::set<std::string, std::less<>>* names = nullptr);
 
