@@ -10,6 +10,7 @@
 #include <iterator>
 #include <mutex>
 #include <optional>
+#include <system_error>
 #include <thread>
 #include <tuple>
 
@@ -60,7 +61,8 @@ bool LooksBinary(const std::string& path) {
 namespace {
 
 Error CannotRead(const std::string& dir, int error) {
-  return Error{fmt::format("cannot read directory: {}", std::strerror(error)), Location{dir}};
+  return Error{fmt::format("cannot read directory: {}", std::error_code(error, std::generic_category()).message()),
+               Location{dir}};
 }
 
 // A folder to list, and the PATH it is under.
