@@ -1,5 +1,7 @@
 #include "plan/known_unsafe.h"
 
+#include <algorithm>
+
 #include <gtest/gtest.h>
 
 #include "plan/locate.h"
@@ -83,6 +85,35 @@ TEST(KnownUnsafe, TargetsAreChipsAndDistributionsMustAgreeWhenKnown) {
   EXPECT_EQ(MatchKnownUnsafe(list, gate, A("sm_120"), "vllm"), nullptr);
   // "runner" names sm_120 only.
   EXPECT_EQ(MatchKnownUnsafe(list, {"flashinfer/fused_moe/runners.py", "Runner", "x"}, A("sm_121")), nullptr);
+}
+
+// The audit matches every finding at once, each file's globs once: the answers are those of
+// MatchKnownUnsafe finding by finding, a file's findings together or not, for any target.
+TEST(KnownUnsafe, EachFindingMatchesAsAlone) {
+  std::vector<KnownUnsafe> list = List();
+  auto at = [](std::string file, std::string scope, std::string text) {
+    Finding f;
+    f.file = std::move(file), f.scope = std::move(scope), f.text = std::move(text);
+    return f;
+  };
+  const std::vector<Finding> findings = {
+      at("/t/flashinfer/data/csrc/launcher.cu", "init", "TVM_FFI_ICHECK_EQ(major, 10)"),
+      at("/t/flashinfer/data/csrc/launcher.cu", "init", "major >= 9"),
+      at("/t/flashinfer/fused_moe/runners.py", "Runner.check", "x"),
+      at("/t/flashinfer/jit/fused_moe.py", "gen_moe_module", "[10]"),
+      at("/t/flashinfer/jit/fused_moe.py", "gen_other_module", "[10]"),
+      at("/t/flashinfer/data/csrc/launcher.cu", "run", "major, 10"),  // its file again, after others
+      at("/t/other.py", "Runner", "x")};
+  for (const char* target : {"sm_120", "sm_121", "sm_100"}) {
+    const std::vector<const KnownUnsafe*> each = MatchEachFinding(findings, list, A(target));
+    ASSERT_EQ(each.size(), findings.size());
+    for (size_t i = 0; i < findings.size(); ++i) {
+      const Finding& f = findings[i];
+      EXPECT_EQ(each[i], MatchKnownUnsafe(list, {f.file, f.scope, f.text}, A(target))) << target << " " << i;
+    }
+  }
+  const std::vector<const KnownUnsafe*> sm120 = MatchEachFinding(findings, list, A("sm_120"));
+  EXPECT_EQ(std::count(sm120.begin(), sm120.end(), nullptr), 3);
 }
 
 TEST(KnownUnsafe, SchemaErrorsHaveAPlace) {
