@@ -91,10 +91,6 @@ bool CoversInFile(const UnsafePlace& place, const GateView& gate) {
   return place.text.empty() || gate.text.find(place.text) != std::string_view::npos;
 }
 
-bool PlaceCovers(const UnsafePlace& place, const GateView& gate, FileGlobMatcher& globs) {
-  return globs.Matches(place.file, gate.file) && CoversInFile(place, gate);
-}
-
 bool ForTarget(const KnownUnsafe& entry, const arch::Arch& target) {
   return std::any_of(entry.targets.begin(), entry.targets.end(),
                      [&](const arch::Arch& a) { return SameChip(a, target); });
@@ -105,7 +101,7 @@ struct PlacesInFile {
   const KnownUnsafe* entry;
   std::vector<const UnsafePlace*> places;
 };
-std::vector<PlacesInFile> PlacesMatching(const std::vector<const KnownUnsafe*>& entries, const std::string& file,
+std::vector<PlacesInFile> PlacesMatching(const std::vector<const KnownUnsafe*>& entries, std::string_view file,
                                          FileGlobMatcher& globs) {
   std::vector<PlacesInFile> out;
   for (const KnownUnsafe* entry : entries) {
@@ -116,6 +112,15 @@ std::vector<PlacesInFile> PlacesMatching(const std::vector<const KnownUnsafe*>& 
     if (!in.places.empty()) out.push_back(std::move(in));
   }
   return out;
+}
+
+// The first entry one of whose places, matched to the gate's file, covers `gate`.
+const KnownUnsafe* FirstCovering(const std::vector<PlacesInFile>& in_file, const GateView& gate) {
+  for (const PlacesInFile& in : in_file) {
+    if (std::any_of(in.places.begin(), in.places.end(), [&](const UnsafePlace* p) { return CoversInFile(*p, gate); }))
+      return in.entry;
+  }
+  return nullptr;
 }
 
 }  // namespace
@@ -173,15 +178,12 @@ const KnownUnsafe* MatchKnownUnsafe(const std::vector<KnownUnsafe>& list, const 
 
 const KnownUnsafe* MatchKnownUnsafe(const std::vector<KnownUnsafe>& list, const GateView& gate,
                                     const arch::Arch& target, std::string_view distribution, FileGlobMatcher& globs) {
+  std::vector<const KnownUnsafe*> entries;
   for (const KnownUnsafe& entry : list) {
     if (!distribution.empty() && !entry.distribution.empty() && entry.distribution != distribution) continue;
-    if (!ForTarget(entry, target)) continue;
-    if (std::any_of(entry.places.begin(), entry.places.end(),
-                    [&](const UnsafePlace& p) { return PlaceCovers(p, gate, globs); })) {
-      return &entry;
-    }
+    if (ForTarget(entry, target)) entries.push_back(&entry);
   }
-  return nullptr;
+  return FirstCovering(PlacesMatching(entries, gate.file, globs), gate);
 }
 
 // MatchKnownUnsafe for each finding, the entries for the target chosen once and their file globs
@@ -201,14 +203,7 @@ std::vector<const KnownUnsafe*> MatchEachFinding(const std::vector<Finding>& fin
   for (size_t i = 0; i < findings.size(); ++i) {
     const Finding& f = findings[i];
     if (i == 0 || f.file != findings[i - 1].file) here = PlacesMatching(for_target, f.file, globs);
-    const GateView gate{f.file, f.scope, f.text};
-    for (const PlacesInFile& in : here) {
-      if (std::any_of(in.places.begin(), in.places.end(),
-                      [&](const UnsafePlace* p) { return CoversInFile(*p, gate); })) {
-        entries[i] = in.entry;
-        break;
-      }
-    }
+    entries[i] = FirstCovering(here, {f.file, f.scope, f.text});
   }
   return entries;
 }
