@@ -26,5 +26,19 @@ TEST(Cli, UnknownOptionIsAUsageError) {
   EXPECT_NE(r.err.find("archpatch: error: arches: unrecognised option '--jsno'"), std::string::npos) << r.err;
 }
 
+// -v and -vv go before or after the command, as often as wanted: more logging, the same report.
+TEST(Cli, VerbosityMayFollowTheCommand) {
+  const RunResult quiet = RunArchpatch({"audit", "--arch", "sm_120", "examples/minipkg"});
+  for (const std::vector<std::string>& flags : std::vector<std::vector<std::string>>{{"-vv"}, {"-v", "-v"}, {"--verbose", "-v"}}) {
+    std::vector<std::string> args = {"audit", "--arch", "sm_120", "examples/minipkg"};
+    args.insert(args.begin() + 1, flags.begin(), flags.end());
+    const RunResult r = RunArchpatch(args);
+    EXPECT_EQ(r.exit_code, quiet.exit_code) << flags[0] << ": " << r.err;
+    EXPECT_EQ(r.out, quiet.out) << flags[0];
+    EXPECT_EQ(r.err.find("cannot be specified more than once"), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("debug:"), std::string::npos) << flags[0] << " logs more: " << r.err;
+  }
+}
+
 }  // namespace
 }  // namespace archpatch::e2e

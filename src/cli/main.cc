@@ -4,6 +4,7 @@
 #include <cstring>
 #include <exception>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <fmt/format.h>
@@ -99,11 +100,22 @@ int Main(int argc, char** argv) {
     return kExitUsage;
   }
   std::string name = argv[i];
-  std::vector<std::string> args(argv + i + 1, argv + argc);
-  // -v is also accepted after the command, where users tend to type it.
-  for (const std::string& a : args) {
-    if (a == "-v" || a == "--verbose") ++ctx.verbosity;
-    if (a == "-vv") ctx.verbosity += 2;
+  // -v is also accepted after the command, where users tend to type it, as often as before it
+  // (`audit -vv`, `audit -v -v`): counted here and not passed on, since each command's parser
+  // takes its switch once (`audit -vv` was "option '--verbose' cannot be specified more than
+  // once"). After `--`, every argument is the command's.
+  std::vector<std::string> args;
+  bool operands = false;
+  for (int a = i + 1; a < argc; ++a) {
+    const std::string_view arg = argv[a];
+    operands = operands || arg == "--";
+    if (!operands && (arg == "-v" || arg == "--verbose")) {
+      ++ctx.verbosity;
+    } else if (!operands && arg == "-vv") {
+      ctx.verbosity += 2;
+    } else {
+      args.emplace_back(arg);
+    }
   }
   SetUpLogging(ctx.verbosity);
   const Command* command = FindCommand(name);
