@@ -103,6 +103,7 @@ DirectiveNames DirectiveNames::Of(std::string_view s) {
     ForEachIdentifier(WithoutSplices(s.substr(line, end - line), spliced), [&](std::string_view name, size_t) {
       out.hashes_.push_back(Hash(name));
       out.defines_ = out.defines_ || name == "define";
+      if (name == "define" || name == "undef") out.definitions_end_ = std::min(end + 1, s.size());
       return false;
     });
     at = end;

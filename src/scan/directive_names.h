@@ -46,11 +46,17 @@ class DirectiveNames {
   // mma_sm90_gmma_sparse.hpp tests CUTE_ARCH_MMA_SM90A_ENABLED 160 times and defines nothing;
   // read again in each round, it was the last file of both).
   bool MayDefine() const { return !known_ || defines_; }
+  // The length of the file's prefix that holds every #define and #undef it may have (the end of
+  // the last directive-like line naming either): the file's definitions are those of its
+  // directives up to there, which is all a package-macro read needs of them. CUTLASS's 2.8 MB
+  // mma_sm90_gmma*_ext.hpp define their one macro by line 41 and test it 737 times after it.
+  size_t DefinitionsEnd() const { return known_ ? definitions_end_ : std::string_view::npos; }
   size_t bytes() const { return hashes_.capacity() * sizeof(uint32_t); }
 
  private:
   bool known_ = false;
   bool defines_ = false;          // a directive line names `define`
+  size_t definitions_end_ = 0;    // DefinitionsEnd()
   std::vector<uint32_t> hashes_;  // sorted, unique
 };
 

@@ -52,12 +52,50 @@ TEST(DirectiveNames, SaysWhetherAnyDirectiveMayDefineAMacro) {
   EXPECT_TRUE(DirectiveNames().MayDefine()) << "a file never read may define anything";
 }
 
+// The prefix a package-macro read lexes: through the last line that may #define or #undef.
+TEST(DirectiveNames, DefinitionsEndAfterTheLastDefineOrUndef) {
+  const std::string head = "#pragma once\n#if defined(__CUDA_ARCH__)\n#  define PKG_A\n#endif\n";
+  const std::string tail = "#if defined(PKG_A)\nint a;\n#else\nint b;\n#endif\n";
+  EXPECT_EQ(DirectiveNames::Of(head + tail).DefinitionsEnd(), head.size() - std::string("#endif\n").size());
+  const std::string undef = "#undef PKG_A\n";
+  EXPECT_EQ(DirectiveNames::Of(head + undef + tail).DefinitionsEnd(), head.size() + undef.size());
+  const std::string continued = "#define PKG_B \\\n  1\n";
+  EXPECT_EQ(DirectiveNames::Of(continued + tail).DefinitionsEnd(), continued.size()) << "its continuation too";
+  EXPECT_EQ(DirectiveNames::Of(tail).DefinitionsEnd(), 0u) << "nothing defined";
+  EXPECT_EQ(DirectiveNames::Of("#define PKG_C").DefinitionsEnd(), 13u) << "no newline at the end";
+  EXPECT_EQ(DirectiveNames().DefinitionsEnd(), std::string_view::npos) << "a file never read: all of it";
+}
+
 TEST(DirectiveNames, NamesOutsideDirectivesNeedNoRead) {
   const std::string code = "int f() { return PKG_IN_CODE; }\n// PKG_IN_COMMENT\n#if X\n#endif\n";
   EXPECT_FALSE(Mentions(code, "PKG_IN_CODE"));
   EXPECT_FALSE(Mentions(code, "PKG_IN_COMMENT"));
   EXPECT_TRUE(Mentions(code, "X"));
   EXPECT_TRUE(DirectiveNames().MayMention({"ANYTHING"})) << "a file never read may mention anything";
+}
+
+// The file's prefix through DefinitionsEnd, read alone, gives the whole file's #define and #undef
+// directives, each in the same branch of the same chains: the definitions a package-macro read
+// takes from it are the whole file's.
+void ExpectPrefixHoldsTheDefinitions(const fs::path& path, const std::string& text, const DirectiveNames& kept,
+                                     const cuda::DirectiveScan& scan) {
+  const std::string_view prefix(text.data(), std::min(text.size(), kept.DefinitionsEnd()));
+  const cuda::DirectiveScan head = cuda::ReadDirectives(cuda::Tokenize(prefix), prefix, path.string());
+  ASSERT_EQ(head.macros.size(), scan.macros.size()) << path;
+  for (size_t i = 0; i < scan.macros.size(); ++i) {
+    const cuda::MacroDirective &a = head.macros[i], &b = scan.macros[i];
+    EXPECT_TRUE(a.name == b.name && a.define == b.define && a.replacement == b.replacement && a.branch == b.branch &&
+                a.offset == b.offset && a.function_like == b.function_like)
+        << path << ": " << b.name;
+    for (int up = b.branch; up >= 0; up = scan.branches[up].parent) {
+      for (int at = up; at >= 0; at = scan.branches[at].previous) {
+        ASSERT_LT(static_cast<size_t>(at), head.branches.size()) << path;
+        const cuda::DirectiveBranch &x = head.branches[at], &y = scan.branches[at];
+        EXPECT_TRUE(x.kind == y.kind && x.condition == y.condition && x.parent == y.parent && x.previous == y.previous)
+            << path << ": line " << y.line;
+      }
+    }
+  }
 }
 
 // Every name the lexer-based reader sees in a file's directives, by file.
@@ -85,7 +123,10 @@ void ExpectKeepsWhatTheLexerReads(const fs::path& root) {
     for (const cuda::DirectiveBranch& b : scan.branches) expect(b.condition);
     for (const cuda::MacroDirective& m : scan.macros) expect(m.name), expect(m.replacement);
     const bool defines = std::any_of(scan.macros.begin(), scan.macros.end(), [](const auto& m) { return m.define; });
-    if (defines) EXPECT_TRUE(kept.MayDefine()) << entry.path() << ": the lexer reads a #define";
+    if (defines) {
+      EXPECT_TRUE(kept.MayDefine()) << entry.path() << ": the lexer reads a #define";
+    }
+    ExpectPrefixHoldsTheDefinitions(entry.path(), text, kept, scan);
     ++files;
   }
   EXPECT_GT(files, 0u) << root;

@@ -17,7 +17,7 @@ size_t ApproximateBytes(const cuda::DirectiveScan& scan) {
 
 }  // namespace
 
-void DirectiveStore::Keep(size_t index, std::shared_ptr<const cuda::DirectiveScan> scan, bool defines) {
+void DirectiveStore::Keep(size_t index, std::shared_ptr<const cuda::DirectiveScan> scan, bool defines, bool whole) {
   if (!scan) return;
   const Known known = defines ? Known::kKept : Known::kNoDefinitions;
   const size_t bytes = ApproximateBytes(*scan);
@@ -30,6 +30,7 @@ void DirectiveStore::Keep(size_t index, std::shared_ptr<const cuda::DirectiveSca
   }
   if (scans_[index]) bytes_ -= ApproximateBytes(*scans_[index]);
   known_[index] = known;
+  whole_[index] = whole;
   scans_[index] = std::move(scan);
 }
 

@@ -30,12 +30,20 @@ class DirectiveStore {
 
   // `limit`: bytes of directives kept in all (tests give a small one).
   explicit DirectiveStore(size_t files, size_t limit = kLimit)
-      : limit_(limit), known_(files, Known::kUnread), scans_(files), names_(files), first_(files), sizes_(files) {}
+      : limit_(limit),
+        known_(files, Known::kUnread),
+        whole_(files, false),
+        scans_(files),
+        names_(files),
+        first_(files),
+        sizes_(files) {}
 
   // After a scan of file `index` that read its directives. Safe beside other workers' calls for
   // other files. Past kLimit bytes kept in all, a file's directives are dropped (one that defines
-  // something is then kUnread: a round reads the file again).
-  void Keep(size_t index, std::shared_ptr<const cuda::DirectiveScan> scan, bool defines);
+  // something is then kUnread: a round reads the file again). `whole` false: the directives of
+  // the file's prefix that holds its definitions (DirectiveNames::DefinitionsEnd), which the
+  // rounds evaluate again and the findings round does not take.
+  void Keep(size_t index, std::shared_ptr<const cuda::DirectiveScan> scan, bool defines, bool whole = true);
 
   // What the first read of a C/C++ file found: which analyses the prefilter lets through.
   struct FirstRead {
@@ -70,12 +78,13 @@ class DirectiveStore {
   // False when no directive of file `index` can name one of `names`: a later round need not read it.
   bool MayMention(size_t index, const DirectiveNames::Wanted& names) const { return names_[index].MayMention(names); }
   bool MayDefine(size_t index) const { return names_[index].MayDefine(); }
+  size_t DefinitionsEnd(size_t index) const { return names_[index].DefinitionsEnd(); }
 
   Known Of(size_t index) const { return known_[index]; }
   const cuda::DirectiveScan& Scan(size_t index) const { return *scans_[index]; }
   // The directives kept of file `index` (of a file that defines nothing too), or null: the
   // findings round takes them instead of reading them again.
-  std::shared_ptr<const cuda::DirectiveScan> Kept(size_t index) const { return scans_[index]; }
+  std::shared_ptr<const cuda::DirectiveScan> Kept(size_t index) const { return whole_[index] ? scans_[index] : nullptr; }
   size_t bytes() const { return bytes_; }
 
  private:
@@ -83,6 +92,7 @@ class DirectiveStore {
   static constexpr size_t kLimit = size_t{16} << 20;
   const size_t limit_;
   std::vector<Known> known_;
+  std::vector<uint8_t> whole_;  // scans_[i] holds the whole file's directives (Keep); bytes: set by workers beside each other
   std::vector<std::shared_ptr<const cuda::DirectiveScan>> scans_;
   std::vector<DirectiveNames> names_;
   std::vector<FirstRead> first_;

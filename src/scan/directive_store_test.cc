@@ -43,6 +43,18 @@ TEST(DirectiveStore, KeepsTheDirectivesOfFilesThatDefineNothing) {
   EXPECT_EQ(store.Of(1), DirectiveStore::Known::kNoDefinitions);
 }
 
+// The directives of a file's prefix (DirectiveNames::DefinitionsEnd) serve the package-macro
+// rounds; the findings round, which reads every branch, does not take them.
+TEST(DirectiveStore, APrefixsDirectivesServeTheRoundsAlone) {
+  DirectiveStore store(1);
+  store.Keep(0, Read(kDerived), /*defines=*/true, /*whole=*/false);
+  EXPECT_EQ(store.Of(0), DirectiveStore::Known::kKept);
+  EXPECT_EQ(store.Scan(0).macros.size(), 2u);
+  EXPECT_EQ(store.Kept(0), nullptr);
+  store.Keep(0, Read(kDerived), /*defines=*/true);
+  EXPECT_NE(store.Kept(0), nullptr);
+}
+
 TEST(DirectiveStore, PastItsLimitAFileIsReadAgain) {
   DirectiveStore store(2, /*limit=*/1000);
   store.Keep(0, Read(kDerived), true);

@@ -1,5 +1,6 @@
 #include "scan/lex_ahead.h"
 
+#include "cuda/directives.h"
 #include "scan/file_bytes.h"
 
 namespace archpatch::scan {
@@ -16,6 +17,8 @@ AheadKinds CheckFile(const std::string& path, const Prefilter& check) {
   return AheadKinds{found.nv_target, found.runtime};
 }
 
+// The file's tokens, its functions and its directives (the findings round read those from the
+// tokens again, on its longest files).
 std::optional<LexedFile> LexFile(const std::string& path) {
   FileBytes file;
   if (!file.Load(path)) return std::nullopt;  // the findings round reads it and reports why
@@ -23,6 +26,7 @@ std::optional<LexedFile> LexFile(const std::string& path) {
   out.size = file.view().size();
   out.tokens = cuda::Tokenize(file.view());
   out.functions = std::make_shared<const cuda::AllFunctions>(cuda::FindAllFunctions(out.tokens, file.view()));
+  out.directives = std::make_shared<const cuda::DirectiveScan>(cuda::ReadDirectives(out.tokens, file.view(), path));
   return out;
 }
 

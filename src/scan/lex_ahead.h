@@ -21,6 +21,7 @@
 #include <string>
 #include <vector>
 
+#include "cuda/directives.h"
 #include "cuda/functions.h"
 #include "cuda/tokens.h"
 #include "scan/prefilter.h"
@@ -31,6 +32,9 @@ struct LexedFile {
   size_t size = 0;  // of the bytes lexed: a file changed since is lexed again
   std::vector<cuda::Token> tokens;
   std::shared_ptr<const cuda::AllFunctions> functions;
+  // Its directives, read from the tokens: the first read keeps those of the file's prefix that
+  // holds its definitions alone (DirectiveNames::DefinitionsEnd).
+  std::shared_ptr<const cuda::DirectiveScan> directives;
 };
 
 // What the prefilter finds in a file lexed ahead besides its directives (Prefilter::Check's).

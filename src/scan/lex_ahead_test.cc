@@ -8,6 +8,7 @@
 
 #include <gtest/gtest.h>
 
+#include "cuda/directives.h"
 #include "cuda/functions.h"
 #include "cuda/tokens.h"
 
@@ -64,6 +65,12 @@ TEST_F(LexAheadTest, GivesTheTokensAndFunctionsTheFindingsRoundWouldMake) {
   EXPECT_EQ(lexed->functions->kernels.size(), functions.kernels.size());
   EXPECT_EQ(lexed->functions->kernels.size(), 800u);  // both branches' heads
   EXPECT_EQ(lexed->functions->scoped.size(), functions.scoped.size());
+  // Its directives too: the first read keeps only those up to the file's last #define.
+  ASSERT_TRUE(lexed->directives);
+  const cuda::DirectiveScan directives = cuda::ReadDirectives(tokens, text, path);
+  ASSERT_EQ(lexed->directives->branches.size(), directives.branches.size());
+  EXPECT_EQ(lexed->directives->branches.size(), 800u);  // #if and #else of each kernel
+  EXPECT_EQ(lexed->directives->branches.back().condition, directives.branches.back().condition);
   EXPECT_FALSE(ahead.Take(7)) << "taken once";
 }
 
