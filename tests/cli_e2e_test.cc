@@ -29,7 +29,8 @@ TEST(Cli, UnknownOptionIsAUsageError) {
 // -v and -vv go before or after the command, as often as wanted: more logging, the same report.
 TEST(Cli, VerbosityMayFollowTheCommand) {
   const RunResult quiet = RunArchpatch({"audit", "--arch", "sm_120", "examples/minipkg"});
-  for (const std::vector<std::string>& flags : std::vector<std::vector<std::string>>{{"-vv"}, {"-v", "-v"}, {"--verbose", "-v"}}) {
+  const std::vector<std::vector<std::string>> spellings = {{"-vv"}, {"-v", "-v"}, {"--verbose", "-v"}};
+  for (const std::vector<std::string>& flags : spellings) {
     std::vector<std::string> args = {"audit", "--arch", "sm_120", "examples/minipkg"};
     args.insert(args.begin() + 1, flags.begin(), flags.end());
     const RunResult r = RunArchpatch(args);

@@ -84,7 +84,9 @@ class DirectiveStore {
   const cuda::DirectiveScan& Scan(size_t index) const { return *scans_[index]; }
   // The directives kept of file `index` (of a file that defines nothing too), or null: the
   // findings round takes them instead of reading them again.
-  std::shared_ptr<const cuda::DirectiveScan> Kept(size_t index) const { return whole_[index] ? scans_[index] : nullptr; }
+  std::shared_ptr<const cuda::DirectiveScan> Kept(size_t index) const {
+    return whole_[index] ? scans_[index] : nullptr;
+  }
   size_t bytes() const { return bytes_; }
 
  private:
@@ -92,7 +94,8 @@ class DirectiveStore {
   static constexpr size_t kLimit = size_t{16} << 20;
   const size_t limit_;
   std::vector<Known> known_;
-  std::vector<uint8_t> whole_;  // scans_[i] holds the whole file's directives (Keep); bytes: set by workers beside each other
+  // scans_[i] holds the whole file's directives (Keep); bytes, which workers set beside each other.
+  std::vector<uint8_t> whole_;
   std::vector<std::shared_ptr<const cuda::DirectiveScan>> scans_;
   std::vector<DirectiveNames> names_;
   std::vector<FirstRead> first_;
