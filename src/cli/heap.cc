@@ -1,14 +1,15 @@
 #include "cli/heap.h"
 
 #ifdef ARCHPATCH_TCMALLOC
+#include <new>
+
 #include <gperftools/malloc_extension.h>
 
 #include "util/huge_pages.h"
 #endif
 
-namespace archpatch::cli {
-
 #ifdef ARCHPATCH_TCMALLOC
+namespace archpatch::cli {
 namespace {
 
 // tcmalloc asks its system allocator for the memory it grows its page heap by (1 MiB or more at a
@@ -31,20 +32,36 @@ class HugePageSystemAllocator : public SysAllocator {
   HugePageRegions regions_;
 };
 
+// Made in place: tcmalloc asks for it inside its first malloc, where a malloc of ours would
+// recurse, and before any static constructor of ours has run. Never destroyed: tcmalloc may grow
+// the heap until the process's last free.
+alignas(HugePageSystemAllocator) unsigned char allocator_storage[sizeof(HugePageSystemAllocator)];
+HugePageSystemAllocator* installed = nullptr;
+
+HugePageSystemAllocator* Install(SysAllocator* fallback) {
+  if (!installed) installed = new (allocator_storage) HugePageSystemAllocator(fallback);
+  return installed;
+}
+
 }  // namespace
 
 void UseHugePagesForTheHeap() {
-  // Never destroyed: tcmalloc may grow the heap until the process's last free.
-  static SysAllocator* const kInstalled = [] {
-    MallocExtension* tcmalloc = MallocExtension::instance();
-    auto* allocator = new HugePageSystemAllocator(tcmalloc->GetSystemAllocator());
-    tcmalloc->SetSystemAllocator(allocator);
-    return allocator;
-  }();
-  (void)kInstalled;
+  if (installed) return;  // tcmalloc took it at its start (below)
+  MallocExtension* tcmalloc = MallocExtension::instance();
+  tcmalloc->SetSystemAllocator(Install(tcmalloc->GetSystemAllocator()));
 }
-#else
-void UseHugePagesForTheHeap() {}
-#endif
 
 }  // namespace archpatch::cli
+
+// gperftools' hook for a program's own system allocator (weak in libtcmalloc, called through its
+// PLT, so the executable's definition is the one taken): tcmalloc calls it once, at its first
+// malloc, while the shared libraries' constructors run. Taken there, its own metadata (the page
+// map's leaves, 2 MiB each, zeroed at once) lies in huge pages too: 1,063 -> 543 page faults for a
+// program that only starts and exits.
+SysAllocator* tc_get_sysalloc_override(SysAllocator* fallback);
+SysAllocator* tc_get_sysalloc_override(SysAllocator* fallback) { return archpatch::cli::Install(fallback); }
+#else
+namespace archpatch::cli {
+void UseHugePagesForTheHeap() {}
+}  // namespace archpatch::cli
+#endif

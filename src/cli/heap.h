@@ -4,8 +4,10 @@
 namespace archpatch::cli {
 
 // Makes tcmalloc grow its heap by regions of util/huge_pages.h's HugePageRegions, and by its own
-// system allocator once they are refused. Called first thing in main, before any thread; a build
-// without tcmalloc (the sanitizers', libFuzzer's, which bring their own malloc) keeps its heap.
+// system allocator once they are refused. A program linking heap.cc has them from tcmalloc's
+// first malloc (heap.cc: gperftools' tc_get_sysalloc_override); this installs them where tcmalloc
+// did not ask, and is called first thing in main, before any thread. A build without tcmalloc
+// (the sanitizers', libFuzzer's, which bring their own malloc) keeps its heap.
 void UseHugePagesForTheHeap();
 
 }  // namespace archpatch::cli

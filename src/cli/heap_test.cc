@@ -12,6 +12,13 @@
 namespace archpatch::cli {
 namespace {
 
+// tcmalloc took the regions at its start, before this test ran: a block made now lies in one,
+// and so does what tcmalloc made for itself (its page map) at the process's first malloc.
+TEST(UseHugePagesForTheHeap, TheHeapIsInHugePagesFromTheProcesssFirstMalloc) {
+  auto small = std::make_unique<std::string>(100, 'x');
+  EXPECT_NE(VmFlagsOf(small->data()).find(" hg"), std::string::npos) << VmFlagsOf(small->data());
+}
+
 // A block larger than anything the heap held: tcmalloc grows its page heap for it.
 TEST(UseHugePagesForTheHeap, WhatTheHeapGrowsByIsAdvisedForHugePages) {
   UseHugePagesForTheHeap();
