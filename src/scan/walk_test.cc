@@ -2,6 +2,7 @@
 // and what the walk keeps or leaves out must not depend on how deep a folder sits.
 #include "scan/walk.h"
 
+#include <algorithm>
 #include <filesystem>
 
 #include <unistd.h>
@@ -141,6 +142,25 @@ TEST(CollectFiles, AWideAndDeepTreeIsListedWholeEveryTime) {
     Result<FileList> list = CollectFiles({tree.root().string()});
     ASSERT_TRUE(list) << list.error().str();
     ASSERT_EQ(list->files.size(), written) << "run " << run;
+  }
+}
+
+// Each PATH's files in path order, whichever thread listed them, and the PATHs in the order given
+// (the report's order, and its sameness from run to run, rest on it).
+TEST(CollectFiles, EachPathsFilesComeInPathOrderAndThePathsAsGiven) {
+  TempTree tree;
+  for (int a = 0; a < 12; ++a) {
+    for (const char* name : {"z.py", "a.cu", "m/k.h", "m.h", "m-x/y.py"})
+      tree.Write("late/p" + std::to_string(a) + "/" + name, "x = 1\n");
+  }
+  tree.Write("early/only.py", "x = 1\n");
+  for (int run = 0; run < 10; ++run) {
+    Result<FileList> list = CollectFiles({(tree.root() / "late").string(), (tree.root() / "early").string()});
+    ASSERT_TRUE(list) << list.error().str();
+    ASSERT_EQ(list->files.size(), 61u);
+    EXPECT_EQ(list->files.back(), (tree.root() / "early" / "only.py").string());
+    EXPECT_TRUE(std::is_sorted(list->files.begin(), list->files.end() - 1)) << "run " << run;
+    for (size_t i = 0; i < list->files.size(); ++i) EXPECT_EQ(list->sizes[i], fs::file_size(list->files[i]));
   }
 }
 
