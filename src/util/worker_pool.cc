@@ -86,19 +86,27 @@ void WorkerPool::Start(size_t threads) {
   starting_ += more - 1;
 }
 
+// Each thread started here starts part of the rest itself, so that the starts run side by side:
+// fifteen started in turn by one thread were up 1.2-1.5 ms after the walk began on the GPU
+// machine, the walk's folders listed by fewer threads meanwhile.
 void WorkerPool::StartOthers(size_t count) {
-  for (; count > 0; --count) {
+  while (count > 0) {
+    const size_t theirs = (count - 1) / 2;  // what the new thread starts itself
     std::thread thread;
     try {
-      thread = std::thread([this] { Serve(); });
+      thread = std::thread([this, theirs] {
+        StartOthers(theirs);
+        Serve();
+      });
     } catch (const std::system_error&) {  // no more threads: Run never waits for one
       std::lock_guard<std::mutex> lock(mutex_);
-      starting_ -= count;
+      starting_ -= count;  // this one and those it would have started
       return started_.notify_all();
     }
     std::lock_guard<std::mutex> lock(mutex_);
     threads_.push_back(std::move(thread));
     if (--starting_ == 0) started_.notify_all();
+    count -= 1 + theirs;
   }
 }
 

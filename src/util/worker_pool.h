@@ -43,7 +43,7 @@ class WorkerPool {
   // others by it (StartOthers), so that the caller goes on with its own slot meanwhile: the walk,
   // the audit's first loop, waited for fifteen threads started in turn.
   void Start(size_t threads);
-  void StartOthers(size_t count);       // on the first new thread: the rest, each counted in threads_
+  void StartOthers(size_t count);       // on a new thread: `count` more, half of them by those it starts
   void RunSlot(Job& job, size_t slot);  // body(slot), counted done
   bool Claim(Job& job, size_t& slot);   // under mutex_: the job's next slot, if any
 

@@ -1,6 +1,8 @@
 #include "util/worker_pool.h"
 
 #include <atomic>
+#include <chrono>
+#include <condition_variable>
 #include <mutex>
 #include <set>
 #include <stdexcept>
@@ -30,6 +32,28 @@ TEST(WorkerPool, RunsEverySlotOnceAndKeepsItsThreads) {
     ASSERT_EQ(slot0, std::this_thread::get_id()) << round;
   }
   EXPECT_LE(seen.size(), 6u) << "threads started again for each call";
+}
+
+// Every slot asked for runs at the same time as the others, each on a thread of its own: the pool
+// starts all the threads it lacks (the threads it starts start some of them).
+TEST(WorkerPool, StartsEveryThreadALoopAsksFor) {
+  for (size_t slots : {2, 7, 16, 16, 31}) {
+    WorkerPool pool;
+    std::mutex mutex;
+    std::condition_variable all_in;
+    size_t arrived = 0;
+    bool gave_up = false;
+    std::set<std::thread::id> threads;
+    pool.Run(slots, [&](size_t) {
+      std::unique_lock<std::mutex> lock(mutex);
+      threads.insert(std::this_thread::get_id());
+      if (++arrived == slots) all_in.notify_all();
+      // Slots run one after the other on one thread would wait here for good: a deadline, once.
+      if (!all_in.wait_for(lock, std::chrono::seconds(10), [&] { return arrived == slots || gave_up; })) gave_up = true;
+    });
+    EXPECT_FALSE(gave_up) << slots;
+    EXPECT_EQ(threads.size(), slots);
+  }
 }
 
 // A loop run from inside another, while every thread of the pool is busy in the outer one,
