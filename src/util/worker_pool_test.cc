@@ -48,8 +48,12 @@ TEST(WorkerPool, StartsEveryThreadALoopAsksFor) {
       std::unique_lock<std::mutex> lock(mutex);
       threads.insert(std::this_thread::get_id());
       if (++arrived == slots) all_in.notify_all();
-      // Slots run one after the other on one thread would wait here for good: a deadline, once.
-      if (!all_in.wait_for(lock, std::chrono::seconds(10), [&] { return arrived == slots || gave_up; })) gave_up = true;
+      // Slots run one after the other on one thread would wait here for good: a deadline, after
+      // which no slot waits.
+      if (!all_in.wait_for(lock, std::chrono::seconds(5), [&] { return arrived == slots || gave_up; })) {
+        gave_up = true;
+        all_in.notify_all();
+      }
     });
     EXPECT_FALSE(gave_up) << slots;
     EXPECT_EQ(threads.size(), slots);
