@@ -25,7 +25,6 @@ class TokenScan {
         contents_(contents),
         arches_(arches),
         v_(view),
-        lines_(contents),
         bodies_(bodies),
         constants_(constants),
         macros_(macros) {}
@@ -312,7 +311,7 @@ class TokenScan {
     const size_t b = v_.t[i]->begin, e = v_.t[close]->end;
     view.expanded_at = b;
     for (Finding& f : TokenScan(file_, *expansion, arches_, view, constants_, bodies_, nullptr).Run()) {
-      f.line = lines_.Line(b), f.column = lines_.Column(b);
+      f.line = Lines().Line(b), f.column = Lines().Column(b);
       f.text = std::string(contents_.substr(b, e - b));
       f.span = {b, e};
       if (!f.chain.enclosing) f.chain.enclosing = EnclosingVerdict(i);
@@ -347,7 +346,7 @@ class TokenScan {
     const size_t b = v_.t[g.a]->begin, e = v_.t[g.b - 1]->end;
     Finding f;
     f.file = file_;
-    f.line = lines_.Line(b), f.column = lines_.Column(b);
+    f.line = Lines().Line(b), f.column = Lines().Column(b);
     f.kind = gate::Kind::kCppRuntimeGate;
     f.text = std::string(contents_.substr(b, e - b));
     f.span = {b, e};
@@ -358,7 +357,7 @@ class TokenScan {
     for (const std::string& name : bound_used) {
       const Bound& bd = bound_.at(name);
       const size_t at = v_.t[bd.stmt]->begin;
-      f.via.push_back({file_, static_cast<int>(lines_.Line(at)), static_cast<int>(lines_.Column(at)),
+      f.via.push_back({file_, static_cast<int>(Lines().Line(at)), static_cast<int>(Lines().Column(at)),
                        std::string(contents_.substr(at, v_.t[bd.end - 1]->end - at)), name, std::nullopt});
     }
     for (const auto& [name, c] : used) f.via.push_back({c.file, c.line, c.column, c.text, name, std::nullopt});
@@ -366,11 +365,17 @@ class TokenScan {
     findings_.push_back(std::move(f));
   }
 
+  // The file's line index, made at its first finding: most files scanned here have none.
+  const LineIndex& Lines() {
+    if (!lines_) lines_.emplace(contents_);
+    return *lines_;
+  }
+
   const std::string& file_;
   std::string_view contents_;
   const std::vector<arch::Arch>& arches_;
   const View& v_;
-  LineIndex lines_;
+  std::optional<LineIndex> lines_;
   LazyBodies& bodies_;  // the file's, also in an expansion's scan
   const ConstantLookup& constants_;
   const FileCheckMacros* macros_;

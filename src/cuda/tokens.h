@@ -55,6 +55,7 @@ bool MayHoldRawString(std::string_view contents);
 
 // Offsets to 1-based line and byte column: one index per file, built in one pass over its bytes
 // (memchr), each look-up a binary search, so no pass counts lines from the start of the file.
+// Offsets are 32 bits, as Token's.
 class LineIndex {
  public:
   LineIndex() = default;  // an empty file: every offset is on line 1
@@ -65,7 +66,7 @@ class LineIndex {
   int line_count() const { return static_cast<int>(starts_.size()); }
 
  private:
-  std::vector<size_t> starts_{0};
+  std::vector<uint32_t> starts_{0};
 };
 
 }  // namespace archpatch::cuda
