@@ -1,8 +1,9 @@
 // The audit's Python modules: scanned in the time the C/C++ rounds wait, and the package model.
 //
 // A module defines no macro, so its scan needs nothing the C/C++ rounds settle (scan/audit_run.h).
-// A worker with no C/C++ file left to take in a round scans modules, smallest first, while the
-// round's last files are read on other workers; the findings round takes the rest before most of
+// A worker with no C/C++ file left to take in the first read scans modules, smallest first, while
+// the round's last files are read on other workers (not in the short package-macro rounds, which
+// they outlasted); the findings round takes the rest before most of
 // its C/C++ files (bar the few longest; AuditRun::FindingsOrder), largest first. Once the last module is
 // scanned, a findings-round worker runs the package model beside the C/C++ files still being read:
 // on 16 cores, Python was a fifth of the findings round and the package model most of the
@@ -56,8 +57,8 @@ class PythonModules {
   }
 
  private:
-  // The largest module a round's idle worker takes: 1-2 ms, so that the round ends at most that
-  // much later (a 323 KB module, taken at the end of a definitions round, held it 7 ms on 16
+  // The largest module the first read's idle worker takes: 1-2 ms, so that the round ends at most
+  // that much later (a 323 KB module, taken at the end of a definitions round, held it 7 ms on 16
   // cores). The larger modules (66 of FlashInfer's 681, half their bytes) are left to the findings
   // round, which has idle workers too while it reads CUTLASS's largest headers.
   static constexpr size_t kFillerBytes = 64 << 10;
