@@ -74,9 +74,8 @@ int PopulateTcmallocBss(dl_phdr_info* info, size_t, void*) {
     // The .bss: the segment's bytes past those of the file, from the first whole page.
     const uintptr_t begin = (info->dlpi_addr + segment.p_vaddr + segment.p_filesz + page - 1) & ~(page - 1);
     const uintptr_t end = (info->dlpi_addr + segment.p_vaddr + segment.p_memsz + page - 1) & ~(page - 1);
-    if (begin < end && ::madvise(reinterpret_cast<void*>(begin), end - begin, MADV_POPULATE_WRITE) == 0) {
-      populated += end - begin;
-    }
+    void* bss = reinterpret_cast<void*>(begin);  // NOLINT(performance-no-int-to-ptr): the loader's addresses
+    if (begin < end && ::madvise(bss, end - begin, MADV_POPULATE_WRITE) == 0) populated += end - begin;
   }
   return 1;  // found: the walk stops
 }
