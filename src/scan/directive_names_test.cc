@@ -28,6 +28,8 @@ TEST(DirectiveNames, KeepsTheNamesOfEveryDirectiveForm) {
   EXPECT_TRUE(Mentions("#define PKG_ALIAS PKG_B\n", "PKG_B"));
   EXPECT_TRUE(Mentions("%:if PKG_DIGRAPH\n%:endif\n", "PKG_DIGRAPH"));
   EXPECT_TRUE(Mentions("%\\\n:if PKG_SPLIT_DIGRAPH\n", "PKG_SPLIT_DIGRAPH"));
+  EXPECT_TRUE(Mentions("int r = a % b % c;\n%:if PKG_AFTER_MODULO\n", "PKG_AFTER_MODULO"));
+  EXPECT_FALSE(Mentions("int r = a % PKG_NO_DIGRAPH;\n", "PKG_NO_DIGRAPH")) << "a `%` that starts no directive";
   EXPECT_TRUE(Mentions("#if 1 && \\\n    PKG_CONTINUED\n#endif\n", "PKG_CONTINUED"));
   EXPECT_TRUE(Mentions("#\\\nif PKG_SPLICED_KEYWORD\n#endif\n", "PKG_SPLICED_KEYWORD"));
   EXPECT_TRUE(Mentions("#if 1 /* a comment\n that ends */ && PKG_AFTER_COMMENT\n#endif\n", "PKG_AFTER_COMMENT"));
@@ -39,6 +41,8 @@ TEST(DirectiveNames, JoinsANameSplitBySplicesAsTheLexerDoes) {
   EXPECT_TRUE(Mentions("#if PKG_\\  \t\nBLANKS\n#endif\n", "PKG_BLANKS")) << "blanks after the backslash";
   EXPECT_TRUE(Mentions("#if PKG_\\\r\nCRLF\r\n#endif\r\n", "PKG_CRLF"));
   EXPECT_TRUE(Mentions("#if PKG_\\\n\\\nTWICE\n#endif\n", "PKG_TWICE")) << "two splices in a row";
+  EXPECT_TRUE(Mentions("#if A \\\n && PKG_\\\nLAST \\\n\n", "PKG_LAST")) << "a splice ends the region";
+  EXPECT_TRUE(Mentions("#if PKG_\\\n\rCR_AFTER_LF\n", "PKG_CR_AFTER_LF")) << "\\n\\r is one line break";
   EXPECT_FALSE(Mentions("#if PKG_\\ x\nNOT\n#endif\n", "PKG_NOT")) << "a backslash before a byte splices nothing";
 }
 
