@@ -38,6 +38,7 @@ void PythonModules::Scan(size_t index) {
 }
 
 bool PythonModules::ScanSmallest() {
+  if (options_.after_python_file_ready && !options_.after_python_file_ready()) return false;
   for (size_t k = next_smallest_++; k < smallest_first_.size(); k = next_smallest_++) {
     if (SizeOf(smallest_first_[k]) > kFillerBytes) {
       next_smallest_ = smallest_first_.size();

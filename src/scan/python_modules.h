@@ -36,7 +36,7 @@ class PythonModules {
   // Scans module `index` unless a worker took it already.
   void Scan(size_t index);
   // Scans the smallest module no worker took yet, if it is at most kFillerBytes: false when none
-  // was left.
+  // was left, or when AuditOptions::after_python_file_ready says the module's pass would wait.
   bool ScanSmallest();
   // The package model, on the first thread to ask once every module is scanned: true when it ran
   // (or had run) by then.

@@ -122,6 +122,26 @@ TEST_F(PythonModulesTest, IdleWorkersLeaveTheLargeModulesToTheFindingsRound) {
                           [](const Finding& f) { return f.file.ends_with("big_module.py"); }));
 }
 
+// An idle worker takes no module while the module pass would wait (the artifact index, built
+// beside the first read, not ready yet): it would hold the round's end, every other core idle.
+// Once the pass is ready it takes them as before.
+TEST_F(PythonModulesTest, IdleWorkersTakeNoModuleWhileItsPassWouldWait) {
+  bool ready = false;
+  int passes = 0;
+  options_.after_python_file = [&](const std::string&, std::string_view, const python::ModuleSyntax&,
+                                   std::vector<Finding>&) { ++passes; };
+  options_.after_python_file_ready = [&] { return ready; };
+  ByteBudget budget;
+  PythonModules modules(options_, files_, sizes_, budget);
+  EXPECT_FALSE(modules.ScanSmallest());
+  EXPECT_EQ(passes, 0);
+  ready = true;
+  size_t taken = 0;
+  while (modules.ScanSmallest()) ++taken;
+  EXPECT_EQ(taken, ModuleCount() - 1);  // all but big_module.py, past kFillerBytes
+  EXPECT_GT(passes, 0);
+}
+
 // The package model's hook sees the modules' findings once, as the report takes them: those
 // the model resolved among them.
 TEST_F(PythonModulesTest, AfterThePackageModelTheHookSeesTheFindingsTheReportTakes) {
