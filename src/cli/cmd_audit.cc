@@ -310,9 +310,10 @@ int RunAudit(const Context&, const std::vector<std::string>& args) {
                                   const python::ModuleSyntax& syntax, std::vector<Finding>& kept) {
     scan::LinkFilePrebuilt(kept, file, contents, artifacts.get(), target, &syntax, &linked_calls);
   };
-  // The index is made on one thread beside the first read, which lasts 15-19 ms on 16 cores
-  // (FlashInfer + CUTLASS): a worker filling that round's end with a module that keeps a finding
-  // (43 of those at most 64 KiB) would wait for it, every other core idle.
+  // The index is made on one thread beside the first read, and was ready 17-25 ms after the start
+  // on 16 cores, where that round ends at 15-22 ms (FlashInfer + CUTLASS): a worker filling the
+  // round's end with a module that keeps a finding (43 of those at most 64 KiB) waited for it up to
+  // 5 ms, every other core idle.
   options.after_python_file_ready = [artifacts] {
     return artifacts.wait_for(std::chrono::seconds(0)) == std::future_status::ready;
   };
