@@ -300,22 +300,21 @@ int RunAudit(const Context&, const std::vector<std::string>& args) {
   std::shared_future<scan::ArtifactIndex> artifacts =
       std::async(std::launch::async, [&paths = options.paths] { return scan::IndexArtifacts(paths); }).share();
   // A Python module's gates are linked to what it loads on the worker that scanned it, with its
-  // bytes at hand (the index is ready long before the findings round starts).
-  // Each module's calls, read once for its links. Left to the process's end with the report: its
-  // thousands of small maps cost 2.2 ms to free on the main thread after the report was printed.
+  // bytes at hand. Each module's calls, read once for its links. Left to the process's end with
+  // the report: its thousands of small maps cost 2.2 ms to free on the main thread after the
+  // report was printed.
   auto calls = std::make_unique<scan::LinkedCalls>();
   scan::LinkedCalls& linked_calls = *calls;
   options.after_python_file = [artifacts, &linked_calls, target = options.target](
                                   const std::string& file, std::string_view contents,
                                   const python::ModuleSyntax& syntax, std::vector<Finding>& kept) {
+    // The index is made on one thread beside the first read: 17-25 ms after the start on 16 cores
+    // (FlashInfer + CUTLASS), up to 6 ms after that round's end. A worker scanning a module before
+    // then waited for it, every other core idle or the package-macro rounds short of it; it keeps
+    // the module's calls instead, and the findings are linked from them after the package model.
+    if (artifacts.wait_for(std::chrono::seconds(0)) != std::future_status::ready)
+      return linked_calls.KeepUnresolved(file, syntax);
     scan::LinkFilePrebuilt(kept, file, contents, artifacts.get(), target, &syntax, &linked_calls);
-  };
-  // The index is made on one thread beside the first read, and was ready 17-25 ms after the start
-  // on 16 cores, where that round ends at 15-22 ms (FlashInfer + CUTLASS): a worker filling the
-  // round's end with a module that keeps a finding (43 of those at most 64 KiB) waited for it up to
-  // 5 ms, every other core idle.
-  options.after_python_file_ready = [artifacts] {
-    return artifacts.wait_for(std::chrono::seconds(0)) == std::future_status::ready;
   };
   // The known-unsafe list too (7.5 KB of YAML: 7 ms of the serial end); it is loaded once.
   std::shared_future<std::vector<rules::Rule>> shipped = std::async(std::launch::async, [] {

@@ -1,6 +1,7 @@
 #include "scan/audit.h"
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <memory>
 #include <optional>
@@ -16,6 +17,7 @@
 #include "scan/package_macros.h"
 #include "scan/walk.h"
 #include "util/process_end.h"
+#include "util/worker_pool.h"
 
 namespace archpatch::scan {
 namespace {
@@ -75,6 +77,25 @@ PackageMacros SettlePackageMacros(const AuditOptions& options, const std::vector
   return out;
 }
 
+// The workers that scan Python modules while the package's macros settle: three in four. The
+// rounds read a few dozen files, and their longest file, not their worker count, sets their
+// length, and the threads of the scan's side (the lexing ahead, the artifact index) hold cores
+// too: on 16 cores the rounds started on 1-6 of the 8 workers half the helpers left them
+// (docs/audit.md, nineteenth session).
+size_t ModuleHelpers(int jobs) { return static_cast<size_t>(jobs * 3 / 4); }
+
+// Sets `flag` when it goes out of scope.
+class SetOnExit {
+ public:
+  explicit SetOnExit(std::atomic<bool>& flag) : flag_(flag) {}
+  SetOnExit(const SetOnExit&) = delete;
+  SetOnExit& operator=(const SetOnExit&) = delete;
+  ~SetOnExit() { flag_ = true; }
+
+ private:
+  std::atomic<bool>& flag_;
+};
+
 // Errors and warnings by file, line and column (stable: a place's own come in the order found).
 void SortByPlace(std::vector<Error>& errors) {
   std::stable_sort(errors.begin(), errors.end(), [](const Error& a, const Error& b) {
@@ -109,13 +130,30 @@ AuditReport ScanInRounds(const AuditOptions& options, const std::vector<std::str
   read.Run();
   spdlog::debug("audit: {} files read: {} ms ({} KiB of directives kept)", files.size(), clock.Lap(),
                 state->store.bytes() >> 10);
-  const PackageMacros& macros = state->macros.emplace(SettlePackageMacros(
-      options, files, shared, std::move(read.definitions()), VerdictArches(options.target, options.against)));
-  spdlog::debug("audit: {} package macros: {} ms", macros.applied.size(), clock.Lap());
-  AuditRun& find = state->find.emplace(options, files, macros.env, shared, Round::kFindings,
-                                       macros.applied.empty() ? nullptr : &macros.applied);
-  AuditReport report = find.Run();
-  if (!macros.applied.empty()) report.package_macros = macros.env.per_arch;
+  AuditReport report;
+  // Python modules define no macro: while the package's macros settle, most workers scan them
+  // (on 16 cores the package-macro rounds held every core 5-7 ms for a few dozen files, most of
+  // them idle). The findings round starts as soon as the macros are known, on the workers the
+  // rounds used; each helper joins it once its module is done.
+  std::atomic<bool> settled{false};
+  WorkerPool::Shared().Run(1 + ModuleHelpers(WorkerCount(options.jobs)), [&](size_t slot) {
+    if (slot > 0) {
+      while (!settled && state->python.ScanLargest()) {
+      }
+      return;
+    }
+    const PackageMacros* macros = nullptr;
+    {
+      SetOnExit done(settled);  // the helpers stop even if settling throws
+      macros = &state->macros.emplace(SettlePackageMacros(options, files, shared, std::move(read.definitions()),
+                                                          VerdictArches(options.target, options.against)));
+    }
+    spdlog::debug("audit: {} package macros: {} ms", macros->applied.size(), clock.Lap());
+    AuditRun& find = state->find.emplace(options, files, macros->env, shared, Round::kFindings,
+                                         macros->applied.empty() ? nullptr : &macros->applied);
+    report = find.Run();
+    if (!macros->applied.empty()) report.package_macros = macros->env.per_arch;
+  });
   spdlog::debug("audit: {} files parsed: {} ms", report.files_parsed, clock.Lap());
   if (options.leave_state_to_process_end) {
     state->python.Drain();  // no thread of the state's may run at the process's end

@@ -75,10 +75,6 @@ struct AuditOptions {
   std::function<void(size_t, size_t)> on_file_done;
   FilePass after_cuda_file;      // called for each CUDA/C++ file with a kept cuda-gate finding; may be empty
   PythonPass after_python_file;  // called for each Python module with a kept finding; may be empty
-  // Whether after_python_file would run now without waiting (on what it reads that is built beside
-  // the scan). A first-read worker with no C/C++ file left scans Python modules only then: one
-  // that waited held the round's end, every other core idle. Empty: always.
-  std::function<bool()> after_python_file_ready;
   // Called once with the modules' kept findings after the package model, on the worker that ran
   // it (beside the C/C++ files still being read): those it resolved were not seen by
   // after_python_file. What it returns (work it started on the findings, when valid) is waited

@@ -193,7 +193,7 @@ bool NamesALoader(std::string_view source, const std::string& file, const Artifa
 std::shared_ptr<const ModuleCalls> CallsOf(const std::string& file, std::string_view source, const ArtifactIndex& index,
                                            const python::ModuleSyntax* syntax, LinkedCalls* kept) {
   if (kept) {
-    if (std::shared_ptr<const ModuleCalls> known = kept->Find(file)) return known;
+    if (std::shared_ptr<const ModuleCalls> known = kept->Find(file, index)) return known;
   }
   auto calls = std::make_shared<ModuleCalls>();
   if (NamesALoader(source, file, index)) {
@@ -222,15 +222,34 @@ void LinkOneFile(const std::vector<Finding*>& findings, const std::string& file,
 
 }  // namespace
 
-std::shared_ptr<const ModuleCalls> LinkedCalls::Find(const std::string& file) const {
+bool LinkedCalls::Has(const std::string& file) const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return calls_.count(file) > 0;
+}
+
+// Resolving reads the index alone: a module whose calls name no loader reaches none, as when
+// CallsOf reads no calls for it (NamesALoader).
+std::shared_ptr<const ModuleCalls> LinkedCalls::Find(const std::string& file, const ArtifactIndex& index) {
   std::lock_guard<std::mutex> lock(mutex_);
   auto it = calls_.find(file);
-  return it == calls_.end() ? nullptr : it->second;
+  if (it == calls_.end()) return nullptr;
+  Entry& entry = it->second;
+  if (!entry.resolved) {
+    ResolveReached(file, *entry.unresolved, index);
+    entry.resolved = std::move(entry.unresolved);
+  }
+  return entry.resolved;
 }
 
 void LinkedCalls::Keep(const std::string& file, std::shared_ptr<const ModuleCalls> calls) {
   std::lock_guard<std::mutex> lock(mutex_);
-  calls_.emplace(file, std::move(calls));
+  calls_.emplace(file, Entry{std::move(calls), nullptr});
+}
+
+void LinkedCalls::KeepUnresolved(const std::string& file, const python::ModuleSyntax& syntax) {
+  auto calls = std::make_shared<ModuleCalls>(ReadCalls(syntax.ts, syntax.lines));
+  std::lock_guard<std::mutex> lock(mutex_);
+  calls_.emplace(file, Entry{nullptr, std::move(calls)});
 }
 
 void LinkFilePrebuilt(std::vector<Finding>& findings, const std::string& file, std::string_view source,
@@ -276,7 +295,7 @@ void LinkPrebuilt(std::vector<Finding>& findings, const ArtifactIndex& index, co
   ParallelFor(files.size(), jobs, [&](size_t k) {
     const auto& [file, mine] = *files[k];
     const bool python = std::any_of(mine.begin(), mine.end(), [](const Finding* f) { return f->python(); });
-    const bool read = python && !(kept && kept->Find(file));  // its calls read before: not read again
+    const bool read = python && !(kept && kept->Has(file));  // its calls read before: not read again
     Result<std::string> source = read ? ReadInputFile(file, kMaxSourceBytes) : std::string();
     LinkOneFile(mine, file, source ? *source : std::string(), index, target, nullptr, kept);
   });

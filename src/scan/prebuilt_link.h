@@ -33,14 +33,26 @@ struct ModuleCalls;  // a module's functions, what each calls and the loaders it
 // findings round's end, where the module was read and tokenized again on the one worker the
 // model ran on (FlashInfer 0.6.16's gemm_base.py and prefill.py: that stretch went from 13 ms to
 // 2-5 ms on 16 cores). Shared between threads.
+// A module scanned before the artifact index is made (beside the first read and the package-
+// macro rounds) keeps its calls unresolved, read from the scan's tokens: its findings are linked
+// after the package model, from them, and the worker that scanned it never waits for the index
+// (on 16 cores, workers scanning modules beside the package-macro rounds waited up to 4 ms).
 class LinkedCalls {
  public:
-  std::shared_ptr<const ModuleCalls> Find(const std::string& file) const;
+  bool Has(const std::string& file) const;
+  // The module's calls, resolved against `index` (at the first Find, when kept unresolved).
+  std::shared_ptr<const ModuleCalls> Find(const std::string& file, const ArtifactIndex& index);
   void Keep(const std::string& file, std::shared_ptr<const ModuleCalls> calls);
+  // The calls of the module whose scan's tokens are `syntax`, to be resolved at the first Find.
+  void KeepUnresolved(const std::string& file, const python::ModuleSyntax& syntax);
 
  private:
-  mutable std::mutex mutex_;
-  std::map<std::string, std::shared_ptr<const ModuleCalls>, std::less<>> calls_;
+  struct Entry {
+    std::shared_ptr<const ModuleCalls> resolved;  // null until resolved
+    std::shared_ptr<ModuleCalls> unresolved;      // KeepUnresolved's, until the first Find
+  };
+  mutable std::mutex mutex_;  // guards calls_ and the resolution of each entry
+  std::map<std::string, Entry, std::less<>> calls_;
 };
 
 // Links the findings of one file whose bytes are `source` (Finding::prebuilt, marking each

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "gate/prebuilt.h"
+#include "python/scanner.h"
 
 namespace archpatch::scan {
 namespace {
@@ -111,7 +112,7 @@ TEST(LinkPrebuilt, AModelsFindingsTakeTheModulesCallsReadForItsOwn) {
   std::vector<Finding> own = {PythonGate(file, "other")};
   LinkFilePrebuilt(own, file, kCore, index, kSm120, nullptr, &kept);
   EXPECT_TRUE(own[0].prebuilt.empty());
-  ASSERT_NE(kept.Find(file), nullptr);
+  ASSERT_TRUE(kept.Has(file));
   std::vector<Finding> resolved = {PythonGate(file, "bmm_moe")};
   LinkPrebuilt(resolved, index, kSm120, /*jobs=*/2, &kept);
   ASSERT_EQ(resolved[0].prebuilt.size(), 1u);
@@ -119,6 +120,29 @@ TEST(LinkPrebuilt, AModelsFindingsTakeTheModulesCallsReadForItsOwn) {
   std::vector<Finding> unkept = {PythonGate(file, "bmm_moe")};
   LinkPrebuilt(unkept, index, kSm120, /*jobs=*/2);  // the file read again: it is not there
   EXPECT_TRUE(unkept[0].prebuilt.empty());
+}
+
+// A module scanned before the artifact index is made keeps its calls unresolved (read from the
+// scan's tokens): its findings, linked after the package model from them, get the links a link at
+// once gives, and the file is not read again (it does not exist here).
+TEST(LinkPrebuilt, AModulesCallsKeptBeforeTheIndexLinkAsAtOnce) {
+  const ArtifactIndex index = Index({"sm_100f"});
+  const std::string file = testing::TempDir() + "/no-such-dir/core.py";
+  Result<python::ScannedModule> scanned = python::ScanPythonModule(file, kCore, {kSm120});
+  ASSERT_TRUE(scanned.ok()) << scanned.error().str();
+  std::vector<Finding> at_once = {PythonGate(file, "bmm_moe"), PythonGate(file, "other")};
+  LinkFilePrebuilt(at_once, file, kCore, index, kSm120, &scanned->syntax);
+  ASSERT_EQ(at_once[0].prebuilt.size(), 1u);
+  EXPECT_TRUE(at_once[1].prebuilt.empty());
+
+  LinkedCalls kept;
+  kept.KeepUnresolved(file, scanned->syntax);
+  std::vector<Finding> later = {PythonGate(file, "bmm_moe"), PythonGate(file, "other")};
+  LinkPrebuilt(later, index, kSm120, /*jobs=*/2, &kept);
+  ASSERT_EQ(later[0].prebuilt.size(), 1u);
+  EXPECT_EQ(later[0].prebuilt[0], at_once[0].prebuilt[0]);
+  EXPECT_TRUE(later[1].prebuilt.empty());
+  EXPECT_TRUE(later[0].prebuilt_read && later[1].prebuilt_read);
 }
 
 // gemm_base.py's form: one function, an arm per backend; only the trtllm arm loads cubins.

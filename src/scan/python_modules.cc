@@ -38,7 +38,6 @@ void PythonModules::Scan(size_t index) {
 }
 
 bool PythonModules::ScanSmallest() {
-  if (options_.after_python_file_ready && !options_.after_python_file_ready()) return false;
   for (size_t k = next_smallest_++; k < smallest_first_.size(); k = next_smallest_++) {
     if (SizeOf(smallest_first_[k]) > kFillerBytes) {
       next_smallest_ = smallest_first_.size();
@@ -52,6 +51,17 @@ bool PythonModules::ScanSmallest() {
   return false;
 }
 
+bool PythonModules::ScanLargest() {
+  for (size_t k = next_largest_++; k < smallest_first_.size(); k = next_largest_++) {
+    const size_t index = smallest_first_[smallest_first_.size() - 1 - k];
+    if (!taken_[index].exchange(true)) {
+      ScanModule(index);
+      return true;
+    }
+  }
+  return false;
+}
+
 bool PythonModules::ModelWhenScanned() {
   if (scanned_ < smallest_first_.size()) return false;
   if (!model_claimed_.exchange(true)) Model();
@@ -59,7 +69,13 @@ bool PythonModules::ModelWhenScanned() {
 }
 
 PythonModules::Report PythonModules::Take() {
-  if (!model_claimed_.exchange(true)) Model();  // every worker has returned: none is running it
+  for (size_t index : smallest_first_) Scan(index);  // none left untaken, so the wait below ends
+  {
+    std::unique_lock<std::mutex> lock(mutex_);
+    all_scanned_.wait(lock, [&] { return scanned_ == smallest_first_.size(); });
+  }
+  // The findings round's workers have returned, and a helper runs no model: none is running it.
+  if (!model_claimed_.exchange(true)) Model();
   if (after_model_.valid()) after_model_.get();
   return std::move(report_);
 }
@@ -114,7 +130,7 @@ void PythonModules::Add(size_t index, ScannedModule scanned) {
   std::move(scanned.own.findings.begin(), scanned.own.findings.end(), std::back_inserter(report_.findings));
   std::move(scanned.own.errors.begin(), scanned.own.errors.end(), std::back_inserter(report_.errors));
   report_.parsed += scanned.own.parsed;
-  ++scanned_;
+  if (++scanned_ == smallest_first_.size()) all_scanned_.notify_all();  // under mutex_: Take is waiting or not yet
 }
 
 // A module's summary is far smaller than its source: the kept ones (2 MB more at the peak on

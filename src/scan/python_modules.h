@@ -11,6 +11,7 @@
 #pragma once
 
 #include <atomic>
+#include <condition_variable>
 #include <future>
 #include <map>
 #include <mutex>
@@ -36,8 +37,11 @@ class PythonModules {
   // Scans module `index` unless a worker took it already.
   void Scan(size_t index);
   // Scans the smallest module no worker took yet, if it is at most kFillerBytes: false when none
-  // was left, or when AuditOptions::after_python_file_ready says the module's pass would wait.
+  // was left.
   bool ScanSmallest();
+  // Scans the largest module no worker took yet: false when none was left. For the workers the
+  // package-macro rounds leave idle (scan/audit.cc).
+  bool ScanLargest();
   // The package model, on the first thread to ask once every module is scanned: true when it ran
   // (or had run) by then.
   bool ModelWhenScanned();
@@ -47,8 +51,9 @@ class PythonModules {
     std::vector<Error> errors;
     size_t parsed = 0;
   };
-  // What the modules add to the audit's report, once every module is scanned (the package model
-  // is run here if no worker ran it).
+  // What the modules add to the audit's report, once every module is scanned: waits for those
+  // still being scanned (a worker that took one beside the package-macro rounds may still be at
+  // it), then runs the package model if no worker ran it.
   Report Take();
   // Waits for the thread freeing the model's summaries (as the destructor does): before the
   // object is left to the process's end, which must find no thread of it still running.
@@ -91,13 +96,15 @@ class PythonModules {
   std::vector<std::atomic<bool>> taken_;  // by file index: a worker scans each module once
   std::vector<size_t> smallest_first_;    // the modules' file indices
   std::atomic<size_t> next_smallest_{0};  // into smallest_first_
+  std::atomic<size_t> next_largest_{0};   // into smallest_first_, from its end
   std::atomic<size_t> scanned_{0};        // modules done
   std::atomic<size_t> summary_bytes_{0};  // of the sources whose summaries other_modules_ keeps
   std::atomic<bool> model_claimed_{false};
   std::future<void> after_model_;  // AuditOptions::after_package_model's work on report_.findings
   std::future<void> freed_;        // the summaries the model read, freed (waited for when destroyed)
 
-  std::mutex mutex_;  // guards the modules' results, until Model
+  std::mutex mutex_;                     // guards the modules' results, until Model
+  std::condition_variable all_scanned_;  // notified when scanned_ reaches the modules' count
   Report report_;
   std::vector<std::pair<size_t, python::ModuleNames>> module_names_;  // by file index
   std::map<std::string, python::ModuleSummary> gated_modules_;        // whole: modules with gates of their own

@@ -122,24 +122,59 @@ TEST_F(PythonModulesTest, IdleWorkersLeaveTheLargeModulesToTheFindingsRound) {
                           [](const Finding& f) { return f.file.ends_with("big_module.py"); }));
 }
 
-// An idle worker takes no module while the module pass would wait (the artifact index, built
-// beside the first read, not ready yet): it would hold the round's end, every other core idle.
-// Once the pass is ready it takes them as before.
-TEST_F(PythonModulesTest, IdleWorkersTakeNoModuleWhileItsPassWouldWait) {
-  bool ready = false;
-  int passes = 0;
-  options_.after_python_file = [&](const std::string&, std::string_view, const python::ModuleSyntax&,
-                                   std::vector<Finding>&) { ++passes; };
-  options_.after_python_file_ready = [&] { return ready; };
-  ByteBudget budget;
-  PythonModules modules(options_, files_, sizes_, budget);
-  EXPECT_FALSE(modules.ScanSmallest());
-  EXPECT_EQ(passes, 0);
-  ready = true;
-  size_t taken = 0;
-  while (modules.ScanSmallest()) ++taken;
-  EXPECT_EQ(taken, ModuleCount() - 1);  // all but big_module.py, past kFillerBytes
-  EXPECT_GT(passes, 0);
+// The workers the package-macro rounds leave idle take the largest modules first (the findings
+// round's last modules are then small ones), each once; the report is the same as the findings
+// round's alone.
+TEST_F(PythonModulesTest, IdleWorkersBesideTheMacroRoundsTakeTheLargestModulesFirst) {
+  const auto [findings, parsed] = Report([&](PythonModules& m) {
+    for (size_t i = 0; i < files_.size(); ++i) {
+      if (m.IsModule(i)) m.Scan(i);
+    }
+  });
+  std::vector<std::string> order;
+  options_.after_python_file = [&](const std::string& file, std::string_view, const python::ModuleSyntax&,
+                                   std::vector<Finding>&) { order.push_back(file); };
+  EXPECT_EQ(Report([&](PythonModules& m) {
+              ASSERT_TRUE(m.ScanLargest());
+              ASSERT_EQ(order.size(), 1u);
+              EXPECT_TRUE(order[0].ends_with("big_module.py")) << order[0];
+              size_t taken = 1;
+              while (m.ScanLargest()) ++taken;
+              EXPECT_EQ(taken, ModuleCount());
+              EXPECT_FALSE(m.ScanSmallest());  // none left to take
+            }),
+            std::make_pair(findings, parsed));
+}
+
+// A module a helper is still scanning when the findings round ends is in the report: Take waits
+// for it (and scans itself any module no worker took) before the package model runs.
+TEST_F(PythonModulesTest, TheReportWaitsForAModuleStillBeingScanned) {
+  const auto [findings, parsed] = Report([&](PythonModules& m) {
+    for (size_t i = 0; i < files_.size(); ++i) {
+      if (m.IsModule(i)) m.Scan(i);
+    }
+  });
+  std::promise<void> inside, release;
+  std::shared_future<void> released = release.get_future().share();
+  options_.after_python_file = [&](const std::string& file, std::string_view, const python::ModuleSyntax&,
+                                   std::vector<Finding>&) {
+    if (!file.ends_with("big_module.py")) return;
+    inside.set_value();
+    released.wait();
+  };
+  std::future<void> helper;
+  std::thread releaser;
+  EXPECT_EQ(Report([&](PythonModules& m) {
+              helper = std::async(std::launch::async, [&m] { m.ScanLargest(); });
+              inside.get_future().wait();  // big_module.py is being scanned
+              releaser = std::thread([&release] {
+                std::this_thread::sleep_for(std::chrono::milliseconds(50));
+                release.set_value();
+              });
+            }),
+            std::make_pair(findings, parsed));
+  releaser.join();
+  helper.get();
 }
 
 // The package model's hook sees the modules' findings once, as the report takes them: those
