@@ -3,7 +3,8 @@
 // A module defines no macro, so its scan needs nothing the C/C++ rounds settle (scan/audit_run.h).
 // A worker with no C/C++ file left to take in the first read scans modules, smallest first, while
 // the round's last files are read on other workers (not in the short package-macro rounds, which
-// they outlasted); the findings round takes the rest before most of
+// they outlasted); while the package's macros settle, most workers scan modules, largest first,
+// beside those rounds (scan/audit.cc); the findings round takes the rest before most of
 // its C/C++ files (bar the few longest; AuditRun::FindingsOrder), largest first. Once the last module is
 // scanned, a findings-round worker runs the package model beside the C/C++ files still being read:
 // on 16 cores, Python was a fifth of the findings round and the package model most of the
