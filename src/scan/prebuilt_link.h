@@ -33,10 +33,11 @@ struct ModuleCalls;  // a module's functions, what each calls and the loaders it
 // findings round's end, where the module was read and tokenized again on the one worker the
 // model ran on (FlashInfer 0.6.16's gemm_base.py and prefill.py: that stretch went from 13 ms to
 // 2-5 ms on 16 cores). Shared between threads.
+//
 // A module scanned before the artifact index is made (beside the first read and the package-
 // macro rounds) keeps its calls unresolved, read from the scan's tokens: its findings are linked
 // after the package model, from them, and the worker that scanned it never waits for the index
-// (on 16 cores, workers scanning modules beside the package-macro rounds waited up to 4 ms).
+// (on 16 cores, workers scanning modules beside the package-macro rounds waited 1-8 ms for it).
 class LinkedCalls {
  public:
   bool Has(const std::string& file) const;
