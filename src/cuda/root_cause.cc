@@ -224,12 +224,13 @@ std::vector<size_t> LinkRootCauses(const std::vector<Finding>& findings) {
 
 std::vector<RootCause> CollectRootCauses(const std::vector<Finding>& findings) {
   const std::vector<size_t> root = LinkRootCauses(findings);
-  std::map<size_t, size_t> index;  // root finding -> position in `out`
+  constexpr size_t kNone = static_cast<size_t>(-1);
+  std::vector<size_t> position(findings.size(), kNone);  // root finding -> its place in `out`
   std::vector<RootCause> out;
   for (size_t i = 0; i < findings.size(); ++i) {
-    auto [it, added] = index.emplace(root[i], out.size());
-    if (added) out.push_back(RootCause{root[i], {}, ExclusionClass::kEmpty, "", {}});
-    if (i != root[i]) out[it->second].places.push_back(i);
+    size_t& at = position[root[i]];
+    if (at == kNone) at = out.size(), out.push_back(RootCause{root[i], {}, ExclusionClass::kEmpty, "", {}});
+    if (i != root[i]) out[at].places.push_back(i);
   }
   for (RootCause& rc : out) {
     const Finding& r = findings[rc.root];
