@@ -134,11 +134,12 @@ AuditReport ScanInRounds(const AuditOptions& options, const std::vector<std::str
   // Python modules define no macro: while the package's macros settle, most workers scan them
   // (on 16 cores the package-macro rounds held every core 5-7 ms for a few dozen files, most of
   // them idle). The findings round starts as soon as the macros are known, on the workers the
-  // rounds used; each helper joins it once its module is done.
+  // rounds used; each helper joins it once its module is done. The largest C/C++ files' lexing
+  // ahead, which the macros do not change either, comes first (scan/lex_ahead.h).
   std::atomic<bool> settled{false};
   WorkerPool::Shared().Run(1 + ModuleHelpers(WorkerCount(options.jobs)), [&](size_t slot) {
     if (slot > 0) {
-      while (!settled && state->python.ScanLargest()) {
+      while (!settled && (state->ahead.RunPending() || state->python.ScanLargest())) {
       }
       return;
     }

@@ -33,11 +33,37 @@ std::optional<LexedFile> LexFile(const std::string& path) {
 }  // namespace
 
 void LexAhead::Drain() {  // no round runs: nothing adds to lexed_
+  std::lock_guard<std::mutex> lock(mutex_);
+  pending_.clear();
+  pending_count_ = 0;
   for (auto& [index, lexing] : lexed_) {
-    if (lexing.lexed.valid()) lexing.lexed.wait();
-    if (lexing.kinds.valid()) lexing.kinds.wait();
+    // Claimed here, never run; claimed before, run by a worker that may still be at it.
+    if (!lexing.lex->Claim()) lexing.lexed.wait();
+    if (lexing.check && !lexing.check->Claim()) lexing.kinds.wait();
   }
+  lexed_.clear();  // nothing left to take: the rounds are over
+  used_ = 0;
 }
+
+namespace {
+
+// A job whose result `future` gives, made by `make` on the thread that claims it.
+template <class T, class Make>
+std::shared_ptr<LexAheadJob> MakeJob(Make make, std::future<T>& future) {
+  auto promise = std::make_shared<std::promise<T>>();
+  future = promise->get_future();
+  auto job = std::make_shared<LexAheadJob>();
+  job->run = [promise, make = std::move(make)] {
+    try {
+      promise->set_value(make());
+    } catch (...) {
+      promise->set_exception(std::current_exception());
+    }
+  };
+  return job;
+}
+
+}  // namespace
 
 bool LexAhead::Start(size_t index, const std::string& path, size_t size, std::optional<Prefilter> check) {
   if (size < from_) return false;
@@ -46,22 +72,48 @@ bool LexAhead::Start(size_t index, const std::string& path, size_t size, std::op
   used_ += size;
   Lexing& lexing = lexed_[index];
   lexing.reserved = size;
+  // Run by a thread that asks for work (RunPending), or by the one that needs the result: threads
+  // of their own, beside the sixteen workers on 16 cores, took 20-30 ms to lex a 2.8 MB header that
+  // takes 7.5 alone.
   if (check) {
-    lexing.kinds =
-        std::async(std::launch::async, [path, check = std::move(*check)] { return CheckFile(path, check); }).share();
+    std::future<AheadKinds> kinds;
+    lexing.check = MakeJob([path, check = std::move(*check)] { return CheckFile(path, check); }, kinds);
+    lexing.kinds = kinds.share();
+    pending_.push_back(lexing.check);
   }
-  lexing.lexed = std::async(std::launch::async, LexFile, path);
+  lexing.lex = MakeJob([path] { return LexFile(path); }, lexing.lexed);
+  pending_.push_back(lexing.lex);
+  pending_count_ = pending_.size();
+  return true;
+}
+
+bool LexAhead::RunPending() {
+  if (pending_count_ == 0) return false;
+  std::shared_ptr<Job> job;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    while (!job && !pending_.empty()) {
+      if (pending_.front()->Claim()) job = pending_.front();
+      pending_.pop_front();
+    }
+    pending_count_ = pending_.size();
+  }
+  if (!job) return false;
+  job->run();
   return true;
 }
 
 std::optional<AheadKinds> LexAhead::Kinds(size_t index) {
+  std::shared_ptr<Job> check;
   std::shared_future<AheadKinds> kinds;
   {
     std::lock_guard<std::mutex> lock(mutex_);
     auto it = lexed_.find(index);
     if (it == lexed_.end() || !it->second.kinds.valid()) return std::nullopt;
+    check = it->second.check;
     kinds = it->second.kinds;
   }
+  if (check->Claim()) check->run();  // no worker has started it
   return kinds.get();
 }
 
@@ -74,6 +126,7 @@ std::optional<LexedFile> LexAhead::Take(size_t index) {
     lexing = std::move(it->second);
     lexed_.erase(it);
   }
+  if (lexing.lex->Claim()) lexing.lex->run();  // no worker has started it
   std::optional<LexedFile> out = lexing.lexed.get();
   std::lock_guard<std::mutex> lock(mutex_);
   used_ -= lexing.reserved;

@@ -3,16 +3,23 @@
 // On 16 cores the findings round ended on CUTLASS's two 2.8-2.9 MB mma_sm90_gmma*_ext.hpp
 // headers, 35-48 ms each on one worker while the others were done after 20-33 ms; their lexing
 // and their functions (a third of that) do not depend on the package's macros. When the first
-// read finds such a file with a branch the findings round may keep, a thread of its own lexes it
-// and finds its functions while the read round ends and the macros settle (workers mostly idle);
-// the findings round takes them instead of making them.
+// read finds such a file with a branch the findings round may keep, it asks for the file to be
+// lexed and its functions found; the workers that scan Python modules while the package's macros
+// settle do it first (RunPending), and the findings round takes them instead of making them (or
+// makes them itself when no worker got to them). A thread of its own for each file, started at
+// the first read beside the sixteen busy workers, took 20-30 ms for what takes 7.5 alone, and the
+// findings round waited for it up to 11 ms (2026-12-07 timelines); the first read's own workers
+// would make the round wait for the lexing instead.
 //
 // Such a file's first read also stops its prefilter at the first arch name (about 6 of the 14
-// ms its first read took on one worker, the round's longest): a thread of its own, beside the
-// lexing one, looks for the kinds the findings round needs besides (nv/target.h macros, runtime
-// checks).
+// ms its first read took on one worker, the round's longest): the rest of the prefilter's pass,
+// for the kinds the findings round needs besides (nv/target.h macros, runtime checks), is asked
+// for beside the lexing, and run the same way.
 #pragma once
 
+#include <atomic>
+#include <deque>
+#include <functional>
 #include <future>
 #include <map>
 #include <memory>
@@ -42,6 +49,13 @@ struct AheadKinds {
   bool nv_target = true, runtime = true;
 };
 
+// A piece of LexAhead's work (a file's lexing or its check), done once, by whoever claims it first.
+struct LexAheadJob {
+  std::function<void()> run;  // fulfils its promise
+  std::atomic<bool> claimed{false};
+  bool Claim() { return !claimed.exchange(true); }
+};
+
 class LexAhead {
  public:
   // At most this many bytes of sources lexed ahead at once (their tokens are 3-4 times as many
@@ -53,29 +67,39 @@ class LexAhead {
   LexAhead(const LexAhead&) = delete;
   LexAhead& operator=(const LexAhead&) = delete;
   ~LexAhead() { Drain(); }
-  // Waits for the threads still lexing or checking a file (before the object is left to the
-  // process's end, which must find none of them running).
+  // Waits for the work a worker is still doing for a file and drops what none has started, once the
+  // rounds are over (before the object is left to the process's end, which must find none of it
+  // running): nothing can be taken after it.
   void Drain();
 
   // Whether a file of `size` bytes is large enough to be lexed ahead.
   bool Takes(size_t size) const { return size >= from_; }
-  // Starts lexing file `index` (`path`, `size` bytes) on a thread of its own when it is large
-  // enough and the budget allows; false when it does not. With `check`, a thread of its own runs
-  // it over the bytes (Kinds).
+  // Asks for file `index` (`path`, `size` bytes) to be lexed when it is large enough and the
+  // budget allows; false when it does not. With `check`, that prefilter is run over its bytes too
+  // (Kinds). Nothing runs here: RunPending runs the work, else Kinds and Take do.
   bool Start(size_t index, const std::string& path, size_t size, std::optional<Prefilter> check = std::nullopt);
-  // The kinds the `check` given to Start found, waited for (before Take); nullopt when the file
-  // was started without one. A file that could not be read needs every kind: the findings round
-  // reads it and reports why.
+  // Runs one piece of the work asked for and not started yet (a file's lexing or its check), on
+  // the calling thread. False when none is left.
+  bool RunPending();
+  // The kinds the `check` given to Start found, waited for (or found here when no worker has
+  // started it); nullopt when the file was started without one. A file that could not be read
+  // needs every kind: the findings round reads it and reports why.
   std::optional<AheadKinds> Kinds(size_t index);
-  // The file lexed ahead, waited for; nullopt when it was not (or could not be read).
+  // The file lexed ahead, waited for (or lexed here when no worker has started it); nullopt when
+  // it was not asked for (or could not be read).
   std::optional<LexedFile> Take(size_t index);
 
  private:
+  using Job = LexAheadJob;
+
   const size_t from_;
-  std::mutex mutex_;  // guards what follows
-  size_t used_ = 0;   // bytes of the files lexed ahead and not taken yet
+  std::atomic<size_t> pending_count_{0};  // pending_.size(), read without the lock
+  std::mutex mutex_;                      // guards what follows
+  size_t used_ = 0;                       // bytes of the files lexed ahead and not taken yet
+  std::deque<std::shared_ptr<Job>> pending_;
   struct Lexing {
     size_t reserved;  // of used_
+    std::shared_ptr<Job> lex, check;
     std::future<std::optional<LexedFile>> lexed;
     std::shared_future<AheadKinds> kinds;  // invalid without a check
   };

@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <fstream>
 #include <string>
+#include <thread>
 
 #include <gtest/gtest.h>
 
@@ -117,6 +118,49 @@ TEST_F(LexAheadTest, GivesThePrefiltersKindsWhenAskedFirst) {
   ASSERT_TRUE(kinds);
   EXPECT_TRUE(kinds->runtime && kinds->nv_target);
   EXPECT_FALSE(ahead.Take(3));
+}
+
+// The work asked for runs on the threads that ask for it (the audit's workers while the package's
+// macros settle), one piece each, the check before the lexing; the file they lexed is what Take
+// gives, the same tokens as a file no thread got to, which Take lexes itself.
+TEST_F(LexAheadTest, ThreadsThatAskRunEachPieceOfTheWorkOnce) {
+  const std::string text = Header(200) + "void host() { if (major < 9) return; }\n";
+  const std::string path = Write("mma.hpp", text);
+  LexAhead ahead(/*from=*/1024);
+  EXPECT_FALSE(ahead.RunPending()) << "nothing asked for";
+  ASSERT_TRUE(ahead.Start(1, path, text.size(), Prefilter{cuda::MacroEnv{}}));
+  ASSERT_TRUE(ahead.Start(2, path, text.size()));
+  std::thread worker([&] {
+    for (int piece = 0; piece < 3; ++piece) EXPECT_TRUE(ahead.RunPending()) << "piece " << piece;
+  });
+  worker.join();
+  EXPECT_FALSE(ahead.RunPending()) << "file 1's check and lexing and file 2's lexing, each run once";
+  std::optional<AheadKinds> kinds = ahead.Kinds(1);
+  ASSERT_TRUE(kinds);
+  EXPECT_TRUE(kinds->runtime);
+  std::optional<LexedFile> by_worker = ahead.Take(1);
+  ASSERT_TRUE(by_worker);
+
+  ASSERT_TRUE(ahead.Start(3, path, text.size()));
+  std::optional<LexedFile> by_taker = ahead.Take(3);  // no worker got to it
+  ASSERT_TRUE(by_taker);
+  EXPECT_FALSE(ahead.RunPending()) << "taken: not run again";
+  ASSERT_EQ(by_worker->tokens.size(), by_taker->tokens.size());
+  for (size_t i = 0; i < by_taker->tokens.size(); ++i)
+    ASSERT_EQ(by_worker->tokens[i].end, by_taker->tokens[i].end) << i;
+  EXPECT_EQ(by_worker->functions->kernels.size(), 400u);
+  EXPECT_TRUE(ahead.Take(2));
+}
+
+// Work no thread started when the rounds are over is dropped, not run: the audit's state is left
+// to the process's end at once.
+TEST_F(LexAheadTest, DrainDropsTheWorkNoThreadStarted) {
+  const std::string text = Header(40);
+  const std::string path = Write("drained.hpp", text);
+  LexAhead ahead(/*from=*/0);
+  ASSERT_TRUE(ahead.Start(1, path, text.size(), Prefilter{cuda::MacroEnv{}}));
+  ahead.Drain();
+  EXPECT_FALSE(ahead.RunPending());
 }
 
 }  // namespace
