@@ -1,10 +1,10 @@
 // Loops whose iterations idle threads may share. A worker pool's round ends on its largest file
 // (CUTLASS's 2.8-2.9 MB cute/arch/mma_sm90_gmma*_ext.hpp: 700 gates to classify on one worker
 // while, on 16 cores, the 15 others were done 10-15 ms earlier). The worker on that file offers
-// its per-gate loop here (Run); workers with no file left take iterations of it (HelpWhile)
-// instead of waiting for the round's end. Nothing runs on a thread of its own: with every worker
-// busy, the owner runs its loop alone, as before (threads started for a big file's parts had
-// competed with the busy workers, and were slower).
+// its per-gate loop here (Run); the other workers take iterations of it (HelpWhile) between
+// their files and, once they have none left, instead of waiting for the round's end. Nothing runs
+// on a thread of its own: with every worker busy, the owner runs its loop alone until one comes
+// by (threads started for a big file's parts had competed with the busy workers, and were slower).
 #pragma once
 
 #include <condition_variable>
@@ -31,7 +31,8 @@ class SharedLoops {
 
   // Runs iterations of the loops being Run until keep_waiting() is false; while there is none
   // to take, waits (without spinning) for a loop or for Wake(). keep_waiting is called with the
-  // loops' lock held: it must be cheap and must not call back here.
+  // loops' lock held: it must be cheap and must not call back here. With one that says false, it
+  // runs what is open and returns (a worker between two files).
   void HelpWhile(const std::function<bool()>& keep_waiting);
 
   // Makes the threads in HelpWhile ask keep_waiting again (what it reads has changed).
