@@ -47,19 +47,13 @@ void LexAhead::Drain() {  // no round runs: nothing adds to lexed_
 
 namespace {
 
-// A job whose result `future` gives, made by `make` on the thread that claims it.
+// A job whose result (or exception) `future` gives, made by `make` on the thread that claims it.
 template <class T, class Make>
 std::shared_ptr<LexAheadJob> MakeJob(Make make, std::future<T>& future) {
-  auto promise = std::make_shared<std::promise<T>>();
-  future = promise->get_future();
+  auto task = std::make_shared<std::packaged_task<T()>>(std::move(make));
+  future = task->get_future();
   auto job = std::make_shared<LexAheadJob>();
-  job->run = [promise, make = std::move(make)] {
-    try {
-      promise->set_value(make());
-    } catch (...) {
-      promise->set_exception(std::current_exception());
-    }
-  };
+  job->run = [task] { (*task)(); };
   return job;
 }
 

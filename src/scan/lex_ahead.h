@@ -51,7 +51,7 @@ struct AheadKinds {
 
 // A piece of LexAhead's work (a file's lexing or its check), done once, by whoever claims it first.
 struct LexAheadJob {
-  std::function<void()> run;  // fulfils its promise
+  std::function<void()> run;  // fulfils its future
   std::atomic<bool> claimed{false};
   bool Claim() { return !claimed.exchange(true); }
 };
