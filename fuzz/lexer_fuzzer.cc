@@ -1,9 +1,10 @@
 // libFuzzer target for the C++ lexer (cuda::Tokenize): never crash, hang or read out of bounds;
-// tokens in order, non-empty, inside the file; and on ASCII input the same tokens as libclang's
-// (the lexer it replaced). Input with non-ASCII bytes or a `\u` or `\U` escape is only checked for
-// the invariants: a character that starts a token is read as a name by a coarser rule than clang's
-// XID_Start table (tokens.h). The directive skim (cuda/directive_lines.h), where it answers,
-// gives the directive lines of those tokens.
+// tokens in order, non-empty, inside the file; lexed in pieces and joined (cuda/token_pieces.h),
+// the same tokens; and on ASCII input the same tokens as libclang's (the lexer it replaced). Input
+// with non-ASCII bytes or a `\u` or `\U` escape is only checked for the invariants: a character
+// that starts a token is read as a name by a coarser rule than clang's XID_Start table
+// (tokens.h). The directive skim (cuda/directive_lines.h), where it answers, gives the directive
+// lines of those tokens.
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
@@ -12,6 +13,7 @@
 #include "cuda/clang_lexer_oracle.h"
 #include "cuda/directive_lines.h"
 #include "cuda/directives.h"
+#include "cuda/token_pieces.h"
 #include "cuda/tokens.h"
 
 namespace {
@@ -41,6 +43,16 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   for (const archpatch::cuda::Token& t : tokens) {
     if (t.begin < last || t.end <= t.begin || t.end > src.size()) __builtin_trap();
     last = t.end;
+  }
+  // Lexed in pieces from line starts and joined (the largest files lexed ahead): the same tokens.
+  std::vector<archpatch::cuda::TokenPiece> pieces;
+  const size_t count = 1 + size % 7;
+  for (size_t k = 0; k < count; ++k) pieces.push_back(archpatch::cuda::LexPiece(src, k, count));
+  const std::vector<archpatch::cuda::Token> joined = archpatch::cuda::JoinPieces(src, std::move(pieces));
+  if (joined.size() != tokens.size()) __builtin_trap();
+  for (size_t i = 0; i < joined.size(); ++i) {
+    if (joined[i].kind != tokens[i].kind || joined[i].begin != tokens[i].begin || joined[i].end != tokens[i].end)
+      __builtin_trap();
   }
   if (const auto skimmed = archpatch::cuda::DirectiveLineTokens(src)) {
     const std::vector<archpatch::cuda::Token> lines = archpatch::cuda::DirectiveLinesOf(tokens, src);

@@ -89,27 +89,36 @@ class RawLexer {
  public:
   explicit RawLexer(std::string_view s) : s_(s), n_(s.size()), end_(s.size() + kWrapperEnd.size()) {}
 
-  std::vector<Token> Run() {
-    std::vector<Token> tokens;
-    tokens.reserve(n_ / 4 + 16);  // CUTLASS averages a token per 4-5 bytes: no copy while growing
+  std::vector<Token> Run() { return RunFrom</*kStops=*/false>(0, 0).tokens; }
+
+  // Run's tokens from `from` on, which must be where one of them starts (or blanks before it):
+  // with kStops, through the first that begins at or past `stop` only.
+  template <bool kStops>
+  TokenPiece RunFrom(size_t from, size_t stop) {
+    TokenPiece out;
+    std::vector<Token>& tokens = out.tokens;
+    const size_t until = kStops ? std::min(stop, n_) : n_;
+    tokens.reserve((until - std::min(from, until)) / 4 + 16);  // CUTLASS averages a token per 4-5 bytes
     Token t;
     // The common tokens are lexed here, the others by Next: its call per token cost more than
     // most tokens. clang_tokenize lexed the file inside a wrapper; a token reaching past the
     // file's last byte (into the wrapper) was never the file's, and none can follow it.
-    size_t p = 0;
+    size_t p = from;
     while (true) {
       p = BlanksEnd(p);
       if (Quick(p, t)) {
         tokens.push_back(t);
         p = t.end;
-        continue;
+      } else {
+        pos_ = p;
+        if (!Next(t) || t.end > n_) break;
+        tokens.push_back(t);
+        p = pos_;
       }
-      pos_ = p;
-      if (!Next(t) || t.end > n_) break;
-      tokens.push_back(t);
-      p = pos_;
+      if (kStops && t.begin >= stop) return out;
     }
-    return tokens;
+    out.ended = true;
+    return out;
   }
 
   // Run's tokens from `begin` (where one of them starts) to the end of its logical line.
@@ -637,6 +646,11 @@ std::vector<Token> Tokenize(std::string_view contents) {
   // Token offsets are 32 bits (tokens.h); every caller's source is bounded far below that.
   if (contents.size() > kMaxTokenizedBytes) return {};
   return RawLexer(contents).Run();
+}
+
+TokenPiece TokenizeFrom(std::string_view contents, size_t from, size_t stop) {
+  if (contents.size() > kMaxTokenizedBytes || from > contents.size()) return TokenPiece{{}, /*ended=*/true};
+  return RawLexer(contents).RunFrom</*kStops=*/true>(from, stop);
 }
 
 LogicalLineTokens TokenizeLogicalLine(std::string_view contents, size_t begin) {

@@ -34,6 +34,16 @@ std::vector<Token> Tokenize(std::string_view contents);
 // Larger contents give no tokens (offsets are 32 bits); sources are read up to kMaxSourceBytes.
 inline constexpr size_t kMaxTokenizedBytes = UINT32_MAX - 1;
 
+// Tokens lexed from a place in the file (cuda/token_pieces.h joins such pieces): those that
+// Tokenize(contents) gives from `from` on when one of them starts there (or blanks before one),
+// through the first that begins at or past `stop`. `ended`: the file's tokens end before that one
+// (there is none past `stop`).
+struct TokenPiece {
+  std::vector<Token> tokens;
+  bool ended = false;
+};
+TokenPiece TokenizeFrom(std::string_view contents, size_t from, size_t stop);
+
 // Whether the gap between two tokens ends a logical line: it holds a newline that no backslash
 // escapes (a continuation, `\` then the newline, joins the lines).
 bool HasLineBreak(std::string_view gap);

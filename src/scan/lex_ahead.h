@@ -9,7 +9,9 @@
 // makes them itself when no worker got to them). A thread of its own for each file, started at
 // the first read beside the sixteen busy workers, took 20-30 ms for what takes 7.5 alone, and the
 // findings round waited for it up to 11 ms (2026-12-07 timelines); the first read's own workers
-// would make the round wait for the lexing instead.
+// would make the round wait for the lexing instead. The lexing itself is cut in pieces of half a
+// megabyte, each a job (cuda/token_pieces.h): the workers that take them lex a file together,
+// and the job that joins them finds its functions and directives.
 //
 // Such a file's first read also stops its prefilter at the first arch name (about 6 of the 14
 // ms its first read took on one worker, the round's longest): the rest of the prefilter's pass,
@@ -17,6 +19,7 @@
 // for beside the lexing, and run the same way.
 #pragma once
 
+#include <algorithm>
 #include <atomic>
 #include <deque>
 #include <functional>
@@ -49,7 +52,8 @@ struct AheadKinds {
   bool nv_target = true, runtime = true;
 };
 
-// A piece of LexAhead's work (a file's lexing or its check), done once, by whoever claims it first.
+// A piece of LexAhead's work (a file's check, a piece of its lexing, or the lexing that joins the
+// pieces), done once, by whoever claims it first.
 struct LexAheadJob {
   std::function<void()> run;  // fulfils its future
   std::atomic<bool> claimed{false};
@@ -62,8 +66,14 @@ class LexAhead {
   // bytes): CUTLASS's two largest headers.
   static constexpr size_t kBudget = 8 << 20;
 
-  // Files of at least `from` bytes are lexed ahead (AuditOptions::lex_ahead_from).
-  explicit LexAhead(size_t from) : from_(from) {}
+  // A file is lexed in pieces of about this many bytes, each a job of its own
+  // (cuda/token_pieces.h): one thread lexing a whole 2.8 MB header ended the findings round.
+  static constexpr size_t kPieceBytes = 512 << 10;
+
+  // Files of at least `from` bytes are lexed ahead (AuditOptions::lex_ahead_from), in pieces of
+  // `piece_bytes`.
+  explicit LexAhead(size_t from, size_t piece_bytes = kPieceBytes)
+      : from_(from), piece_bytes_(std::max<size_t>(1, piece_bytes)) {}
   LexAhead(const LexAhead&) = delete;
   LexAhead& operator=(const LexAhead&) = delete;
   ~LexAhead() { Drain(); }
@@ -91,8 +101,10 @@ class LexAhead {
 
  private:
   using Job = LexAheadJob;
+  // Adds work that a job found to do (its file's directives, read beside its functions).
+  void Offer(std::shared_ptr<Job> job);
 
-  const size_t from_;
+  const size_t from_, piece_bytes_;
   std::atomic<size_t> pending_count_{0};  // pending_.size(), read without the lock
   std::mutex mutex_;                      // guards what follows
   size_t used_ = 0;                       // bytes of the files lexed ahead and not taken yet

@@ -152,6 +152,48 @@ TEST_F(LexAheadTest, ThreadsThatAskRunEachPieceOfTheWorkOnce) {
   EXPECT_TRUE(ahead.Take(2));
 }
 
+// A file lexed in pieces by the threads that ask for work gives the lexer's tokens and the
+// functions and directives found in them, whichever thread got to which piece; the same file lexed
+// in pieces by Take alone too.
+TEST_F(LexAheadTest, AFileLexedInPiecesByTheThreadsThatAsk) {
+  std::string text = Header(300);
+  text += "/* a comment across the pieces' starts\n";
+  for (int line = 0; line < 400; ++line) text += "#if defined(X)\n__global__ void commented(float* d) {}\n#endif\n";
+  text += "*/\n" + Header(100);
+  const std::string path = Write("pieces.hpp", text);
+  const std::vector<cuda::Token> tokens = cuda::Tokenize(text);
+  const cuda::AllFunctions functions = cuda::FindAllFunctions(tokens, text);
+  LexAhead ahead(/*from=*/1024, /*piece_bytes=*/4096);
+  ASSERT_TRUE(ahead.Start(1, path, text.size()));
+  ASSERT_TRUE(ahead.Start(2, path, text.size()));
+  std::vector<std::thread> workers;
+  for (int w = 0; w < 4; ++w) {
+    workers.emplace_back([&] {
+      while (ahead.RunPending()) {
+      }
+    });
+  }
+  for (std::thread& w : workers) w.join();
+  for (const size_t index : {1, 2}) {
+    std::optional<LexedFile> lexed = index == 1 ? ahead.Take(1) : std::nullopt;
+    if (index == 2) {
+      ASSERT_TRUE(ahead.Start(3, path, text.size()));
+      lexed = ahead.Take(3);  // every piece lexed by Take
+    }
+    ASSERT_TRUE(lexed);
+    ASSERT_EQ(lexed->tokens.size(), tokens.size());
+    for (size_t i = 0; i < tokens.size(); ++i) {
+      ASSERT_EQ(lexed->tokens[i].begin, tokens[i].begin) << i;
+      ASSERT_EQ(lexed->tokens[i].end, tokens[i].end) << i;
+      ASSERT_EQ(lexed->tokens[i].kind, tokens[i].kind) << i;
+    }
+    EXPECT_EQ(lexed->functions->kernels.size(), functions.kernels.size());
+    EXPECT_EQ(lexed->functions->kernels.size(), 800u) << "those of the commented-out header are none";
+    EXPECT_EQ(lexed->directives->branches.size(), 800u);
+  }
+  EXPECT_TRUE(ahead.Take(2));
+}
+
 // Work no thread started when the rounds are over is dropped, not run: the audit's state is left
 // to the process's end at once.
 TEST_F(LexAheadTest, DrainDropsTheWorkNoThreadStarted) {
