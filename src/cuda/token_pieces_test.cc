@@ -47,24 +47,31 @@ TEST(TokenPieces, StartAtLineStarts) {
 }
 
 TEST(TokenPieces, JoinedAsTheFileIsLexed) {
-  EXPECT_EQ(Difference("#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900\nint f() { return 1; }\n#endif\n"), "");
-  EXPECT_EQ(Difference(""), "");
-  EXPECT_EQ(Difference("\n\n\n\n"), "");
+  for (const char* text :
+       {"#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900\nint f() { return 1; }\n#endif\n", "", "\n\n\n\n"}) {
+    EXPECT_EQ(Difference(text), "") << text;
+  }
 }
 
 TEST(TokenPieces, PiecesThatStartInsideACommentAStringOrASplicedLine) {
   // Each piece boundary lands in a line that the file's tokens see as part of something longer.
-  EXPECT_EQ(Difference("int a; /* one\n int b = 1;\n#if X\n int c;\n*/ int d;\n"), "");
-  EXPECT_EQ(Difference("auto s = R\"x(\n#if 0\nint a;\n\" ) \n)x\";\nint b;\n"), "");
-  EXPECT_EQ(Difference("#define LONG(a) \\\n  a + \\\n  a * \\\n  a\nint x = LONG(2);\n"), "");
-  EXPECT_EQ(Difference("const char* s = \"a\\\nb\\\nc\";\nint ident\\\nifier;\n"), "");
-  EXPECT_EQ(Difference("// a comment \\\n continued \\\n again\nint a;\n"), "");
+  for (const char* text : {
+           "int a; /* one\n int b = 1;\n#if X\n int c;\n*/ int d;\n",
+           "auto s = R\"x(\n#if 0\nint a;\n\" ) \n)x\";\nint b;\n",
+           "#define LONG(a) \\\n  a + \\\n  a * \\\n  a\nint x = LONG(2);\n",
+           "const char* s = \"a\\\nb\\\nc\";\nint ident\\\nifier;\n",
+           "// a comment \\\n continued \\\n again\nint a;\n",
+       }) {
+    EXPECT_EQ(Difference(text), "") << text;
+  }
 }
 
 TEST(TokenPieces, AFileWhoseTokensEndEarly) {
-  // An unterminated block comment ends the tokens; pieces after it must add none.
-  EXPECT_EQ(Difference("int a;\n/* never closed\nint b;\nint c;\nint d;\n"), "");
-  EXPECT_EQ(Difference("int a;\nauto s = R\"(never closed\nint b;\nint c;\n"), "");
+  // An unterminated block comment or raw string ends the tokens; pieces after it must add none.
+  for (const char* text :
+       {"int a;\n/* never closed\nint b;\nint c;\nint d;\n", "int a;\nauto s = R\"(never closed\nint b;\nint c;\n"}) {
+    EXPECT_EQ(Difference(text), "") << text;
+  }
 }
 
 TEST(TokenPieces, MorePiecesThanLines) {
