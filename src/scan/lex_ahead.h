@@ -88,8 +88,9 @@ class LexAhead {
   // budget allows; false when it does not. With `check`, that prefilter is run over its bytes too
   // (Kinds). Nothing runs here: RunPending runs the work, else Kinds and Take do.
   bool Start(size_t index, const std::string& path, size_t size, std::optional<Prefilter> check = std::nullopt);
-  // Runs one piece of the work asked for and not started yet (a file's lexing or its check), on
-  // the calling thread. False when none is left.
+  // Runs one piece of the work asked for and not started yet (a file's check, a piece of its
+  // lexing, the lexing that joins the pieces, or its directives), on the calling thread. False
+  // when none is left.
   bool RunPending();
   // The kinds the `check` given to Start found, waited for (or found here when no worker has
   // started it); nullopt when the file was started without one. A file that could not be read
