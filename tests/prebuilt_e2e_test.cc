@@ -289,14 +289,14 @@ TEST(Prebuilt, TheKnownUnsafeTrtllmGenMoeIsAlsoFoundFromThePackage) {
   TempDir dir;
   const fs::path site = MakeSite(dir);
   RunResult r = RunArchpatch({"audit", "--arch", "sm_120", site.string()});
-  const size_t gate = r.out.find("module gen_trtllm_gen_fused_moe_sm100_module");
+  const size_t known = r.out.find("do not widen (1 root cause, 1 place in 1 file): FlashInfer's TRT-LLM-gen fused MoE");
+  ASSERT_NE(known, std::string::npos) << r.out;
+  const size_t gate = r.out.find("module gen_trtllm_gen_fused_moe_sm100_module", known);
   ASSERT_NE(gate, std::string::npos) << r.out;
-  const size_t known = r.out.find("do not widen: FlashInfer's TRT-LLM-gen fused MoE", gate);
   const size_t derived = r.out.find(
       "prebuilt: its module loads precompiled code with no image for sm_120: "
       "TRTLLM_GEN_BMM via gen_trtllm_gen_fused_moe_sm100_module (sm_100f",
       gate);
-  ASSERT_NE(known, std::string::npos) << r.out;
   ASSERT_NE(derived, std::string::npos) << r.out;
   EXPECT_LT(derived - gate, 1200u) << r.out;
 }
@@ -306,13 +306,18 @@ TEST(Prebuilt, SuggestRefusesNamingTheBinaries) {
   const fs::path site = MakeSite(dir);
   RunResult r = RunArchpatch(
       {"suggest", "--arch", "sm_120", "--site-packages", site.string(), "--out", (dir.path() / "out").string()});
-  const size_t refused = r.out.find("flashinfer/jit/gemm.py:8:");
-  ASSERT_NE(refused, std::string::npos) << r.out << r.err;
-  const std::string line = r.out.substr(refused, r.out.find('\n', refused) - refused);
+  // The builder and the runner's check share the reason: it heads the two, said once.
+  const size_t refused = r.out.find("\n  G");
+  ASSERT_NE(r.out.find("/flashinfer/jit/gemm.py:8:9 'supported_major_versions=[10]'\n", refused), std::string::npos)
+      << r.out << r.err;
+  const size_t heading = r.out.rfind("refused 2 root causes: ", refused);
+  ASSERT_NE(heading, std::string::npos) << r.out;
+  const std::string line = r.out.substr(heading, refused - heading);
   EXPECT_NE(line.find("widening it is unsafe: its module loads precompiled code with no image for sm_120"),
             std::string::npos)
       << line;
   EXPECT_NE(line.find("Gemm_Bfloat16_E4m3_t128x8_sm100f.cubin"), std::string::npos) << line;
+  EXPECT_EQ(r.out.find("widening it is unsafe", refused), std::string::npos) << r.out;
 }
 
 }  // namespace

@@ -1,6 +1,11 @@
 // archpatch suggest: draft rules and their fixtures from the audit's widen-safe root causes
 // (docs/suggest.md). Parses options, calls suggest::Suggest and suggest::WriteSuggestions, prints.
 // The --json document is a contract: docs/suggest.md lists every field.
+#include <algorithm>
+#include <string_view>
+#include <utility>
+#include <vector>
+
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 #include <nlohmann/json.hpp>
@@ -10,6 +15,7 @@
 #include "cli/store_support.h"
 #include "suggest/output.h"
 #include "suggest/suggest.h"
+#include "report/human.h"
 #include "report/json_text.h"
 
 namespace archpatch::cli {
@@ -54,6 +60,27 @@ size_t Count(const std::vector<fs::path>& paths, const std::string& prefix) {
   return n;
 }
 
+// A reason no other root cause shares on the root cause's line; one that several share (a
+// known-unsafe entry over a package's dispatchers: 25 of DeepGEMM's on sm_121) once, with their
+// lines under it, where the first of them was refused.
+void PrintRefusals(const std::vector<suggest::Refusal>& refused) {
+  std::vector<std::pair<std::string_view, std::vector<const suggest::Refusal*>>> by_reason;
+  for (const suggest::Refusal& r : refused) {
+    auto same = std::find_if(by_reason.begin(), by_reason.end(), [&](const auto& b) { return b.first == r.reason; });
+    if (same == by_reason.end()) same = by_reason.insert(by_reason.end(), {r.reason, {}});
+    same->second.push_back(&r);
+  }
+  for (const auto& [reason, list] : by_reason) {
+    if (list.size() == 1) {
+      const suggest::Refusal& r = *list.front();
+      fmt::print("refused {} {} '{}': {}\n", r.group, r.where, report::OneLine(r.text), reason);
+      continue;
+    }
+    fmt::print("refused {} root causes: {}\n", list.size(), reason);
+    for (const suggest::Refusal* r : list) fmt::print("  {} {} '{}'\n", r->group, r->where, report::OneLine(r->text));
+  }
+}
+
 void PrintHuman(const suggest::Suggestions& s, const suggest::WriteReport& w, const fs::path& out,
                 const suggest::SuggestOptions& o) {
   for (const suggest::SuggestedRule& r : s.rules) {
@@ -62,9 +89,7 @@ void PrintHuman(const suggest::Suggestions& s, const suggest::WriteReport& w, co
     fmt::print("{} {}: {} edit{} ({}), fixture {}/\n", fresh ? "wrote" : "unchanged", yaml, r.edits,
                r.edits == 1 ? "" : "s", fmt::join(r.groups, ", "), (out / "tests" / r.id).string());
   }
-  for (const suggest::Refusal& r : s.refused) {
-    fmt::print("refused {} {} '{}': {}\n", r.group, r.where, r.text, r.reason);
-  }
+  PrintRefusals(s.refused);
   fmt::print("{} rule{} drafted for {} from {} root cause{}, {} refused\n", s.rules.size(),
              s.rules.size() == 1 ? "" : "s", o.target.name(), s.root_causes, s.root_causes == 1 ? "" : "s",
              s.refused.size());

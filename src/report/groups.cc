@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <map>
 #include <set>
+#include <string_view>
+#include <utility>
 
 #include <fmt/color.h>
 #include <fmt/format.h>
@@ -39,13 +41,7 @@ std::string Condition(const Finding& f) {
                ? "#else of " + FirstNegatedTerm(d->effective)
                : fmt::format("#{} {}", gate::DirectiveName(d->directive), f.text);
   }
-  std::string folded;  // one line: runs of whitespace (continued conditions) become one space
-  for (char c : text) {
-    const bool space = c == ' ' || c == '\n' || c == '\t' || c == '\r';
-    if (space && (folded.empty() || folded.back() == ' ')) continue;
-    folded += space ? ' ' : c;
-  }
-  text = folded;
+  text = OneLine(text);
   if (text.size() > 72) text = text.substr(0, 69) + "...";
   return text;
 }
@@ -56,24 +52,66 @@ std::string Covered(const Group& g) {
   return g.covered_by.empty() ? "" : fmt::format(" [rule {}]", fmt::join(g.covered_by, ", "));
 }
 
-void PrintLine(std::FILE* out, const Group& g, const std::vector<Finding>& findings, const HumanOptions& o) {
+// Where a line sits: on its own, or under the heading of the known-unsafe entry it shares with
+// others (which then says "do not widen" once for all of them).
+enum class Under { kDistribution, kKnownUnsafe };
+
+void PrintLine(std::FILE* out, const Group& g, const std::vector<Finding>& findings, const HumanOptions& o,
+               Under under = Under::kDistribution) {
   const Finding& root = findings[g.root];
+  const std::string indent(under == Under::kKnownUnsafe ? 4 : 2, ' '), more = indent + "    ";
   std::string places = g.places.empty() ? "" : fmt::format(" (+{})", Plural(g.places.size(), "place"));
   const std::string_view name = gate::ExclusionClassName(g.klass);
   std::string klass = o.color ? fmt::format(fmt::emphasis::bold, "{:<10}", name) : fmt::format("{:<10}", name);
-  fmt::print(out, "  {} {}: {} -> {}{}{}\n", klass, Place(root), Condition(root), g.switches_off, places, Covered(g));
-  if (g.known_unsafe) {
-    fmt::print(out, "      do not widen: {}, because {} [known-unsafe {}]\n", g.known_unsafe->what,
+  fmt::print(out, "{}{} {}: {} -> {}{}{}\n", indent, klass, Place(root), Condition(root), g.switches_off, places,
+             Covered(g));
+  if (g.known_unsafe && under == Under::kDistribution) {
+    fmt::print(out, "{}do not widen: {}, because {} [known-unsafe {}]\n", more, g.known_unsafe->what,
                g.known_unsafe->because, g.known_unsafe->id);
   }
-  if (!g.prebuilt.empty()) fmt::print(out, "      prebuilt: {}\n", gate::PrebuiltSentence(g.prebuilt, o.target));
+  if (!g.prebuilt.empty()) fmt::print(out, "{}prebuilt: {}\n", more, gate::PrebuiltSentence(g.prebuilt, o.target));
   if (!o.each) return;
-  fmt::print(out, "      why: {}\n", g.reason);
-  fmt::print(out, "      widen: {}: {}\n", gate::WidenSafetyName(g.widen), fmt::join(g.widen_reasons, "; "));
+  fmt::print(out, "{}why: {}\n", more, g.reason);
+  fmt::print(out, "{}widen: {}: {}\n", more, gate::WidenSafetyName(g.widen), fmt::join(g.widen_reasons, "; "));
   // Every place in full (the root first): verdict per arch, block, what it means, hazards.
   PrintFinding(out, root, o.target, o.arch_order, o.color);
   for (size_t p : g.places) PrintFinding(out, findings[p], o.target, o.arch_order, o.color);
   fmt::print(out, "\n");
+}
+
+// The places of `groups` and the files they lie in.
+std::pair<size_t, size_t> PlacesAndFiles(const std::vector<const Group*>& groups,
+                                         const std::vector<Finding>& findings) {
+  size_t places = 0;
+  std::set<std::string_view> files;
+  for (const Group* g : groups) {
+    places += 1 + g->places.size();
+    files.insert(findings[g->root].file);
+    for (size_t p : g->places) files.insert(findings[p].file);
+  }
+  return {places, files.size()};
+}
+
+// Root causes on the known-unsafe list, one heading per entry and its root causes under it: a
+// package's entry point that dispatches to kernels the target lacks is gated in dozens of places
+// (DeepGEMM's GEMM and attention APIs: 25 on sm_121), and one line says why for all of them.
+// After the root causes a patch can act on: no edit makes these run.
+void PrintKnownUnsafe(std::FILE* out, const std::vector<const Group*>& marked, const std::vector<Finding>& findings,
+                      const HumanOptions& o) {
+  std::vector<std::pair<const gate::KnownUnsafeMark*, std::vector<const Group*>>> entries;  // in first-seen order
+  for (const Group* g : marked) {
+    auto same =
+        std::find_if(entries.begin(), entries.end(), [&](const auto& e) { return e.first->id == g->known_unsafe->id; });
+    if (same == entries.end()) same = entries.insert(entries.end(), {&*g->known_unsafe, {}});
+    same->second.push_back(g);
+  }
+  for (const auto& [entry, groups] : entries) {
+    const auto [places, files] = PlacesAndFiles(groups, findings);
+    fmt::print(out, "  do not widen ({}, {} in {}): {}, because {} [known-unsafe {}]\n",
+               Plural(groups.size(), "root cause"), Plural(places, "place"), Plural(files, "file"), entry->what,
+               entry->because, entry->id);
+    for (const Group* g : groups) PrintLine(out, *g, findings, o, Under::kKnownUnsafe);
+  }
 }
 
 // Hardware-exclusive root causes of one distribution, one line per missing feature.
@@ -82,15 +120,9 @@ void PrintFeatureLines(std::FILE* out, const std::vector<const Group*>& hw, cons
   std::map<std::string, std::vector<const Group*>> by_feature;
   for (const Group* g : hw) by_feature[g->features.empty() ? "?" : g->features.front()].push_back(g);
   for (const auto& [feature, groups] : by_feature) {
-    size_t places = 0;
-    std::set<std::string> files;
-    for (const Group* g : groups) {
-      places += 1 + g->places.size();
-      files.insert(findings[g->root].file);
-      for (size_t p : g->places) files.insert(findings[p].file);
-    }
+    const auto [places, files] = PlacesAndFiles(groups, findings);
     fmt::print(out, "  {:<10} {}: {} ({} in {}), code that {} lacks; widening cannot help\n", "hardware", feature,
-               Plural(groups.size(), "root cause"), Plural(places, "place"), Plural(files.size(), "file"), o.target);
+               Plural(groups.size(), "root cause"), Plural(places, "place"), Plural(files, "file"), o.target);
     if (!o.each) continue;
     for (const Group* g : groups) PrintLine(out, *g, findings, o);
   }
@@ -104,25 +136,29 @@ void PrintDistribution(std::FILE* out, const std::string& dist, std::vector<cons
   size_t places = 0;
   for (const Group* g : groups) places += 1 + g->places.size();
   fmt::print(out, "{} ({}, {})\n", dist, Plural(groups.size(), "root cause"), Plural(places, "place"));
-  std::vector<const Group*> hw;
+  std::vector<const Group*> hw, known_unsafe;
   for (const Group* g : groups) {
     if (g->klass == gate::ExclusionClass::kHardwareExclusive) {
       hw.push_back(g);
+    } else if (g->known_unsafe) {
+      known_unsafe.push_back(g);
     } else {
       PrintLine(out, *g, findings, o);
     }
   }
+  PrintKnownUnsafe(out, known_unsafe, findings, o);
   PrintFeatureLines(out, hw, findings, o);
 }
 
 void PrintSummary(std::FILE* out, const std::vector<const Group*>& shown, size_t hidden,
                   const std::vector<Finding>& findings, const HumanOptions& o) {
-  size_t places = 0, covered = 0, hw = 0;
+  size_t places = 0, covered = 0, hw = 0, known_unsafe = 0;
   std::set<std::string> files, rules;
   for (const Group* g : shown) {
     places += 1 + g->places.size();
     files.insert(findings[g->root].file);
     if (g->klass == gate::ExclusionClass::kHardwareExclusive) ++hw;
+    if (g->known_unsafe) ++known_unsafe;
     if (!g->covered_by.empty()) ++covered;
     rules.insert(g->covered_by.begin(), g->covered_by.end());
   }
@@ -131,6 +167,7 @@ void PrintSummary(std::FILE* out, const std::vector<const Group*>& shown, size_t
   } else {
     fmt::print(out, "{} keep{} {} out ({} in {}); {} hardware-exclusive", Plural(shown.size(), "root cause"),
                shown.size() == 1 ? "s" : "", o.target, Plural(places, "place"), Plural(files.size(), "file"), hw);
+    if (known_unsafe > 0) fmt::print(out, ", {} known unsafe to widen", known_unsafe);
   }
   if (hidden > 0) fmt::print(out, "; {} not shown (legacy fallbacks, other chips' paths: --show-all)", hidden);
   fmt::print(out, "\n");

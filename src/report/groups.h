@@ -25,8 +25,9 @@ struct HumanOptions {
   size_t files_scanned = 0;
 };
 
-// Grouped by distribution, then class order, one line per root cause (hardware-exclusive: one line
-// per feature), then a summary that counts root causes and places and says what to run next.
+// Grouped by distribution, then class order, one line per root cause (those on the known-unsafe
+// list after the others, under one "do not widen" line per entry; hardware-exclusive: one line per
+// feature), then a summary that counts root causes and places and says what to run next.
 // With `each`, every place follows its root cause's line in full (report/human.h PrintFinding).
 void PrintGroups(std::FILE* out, const std::vector<Group>& groups, const std::vector<Finding>& findings,
                  const HumanOptions& options);

@@ -7,6 +7,7 @@
 
 #include <gtest/gtest.h>
 
+#include "report/human.h"
 #include "report/json_text.h"
 
 namespace archpatch::report {
@@ -110,6 +111,47 @@ TEST(Groups, EachListsEveryPlaceAndShowAllTheLegacyOnes) {
   EXPECT_NE(text.find("pkg/b.hpp:51"), std::string::npos) << text;
   EXPECT_NE(text.find("pkg/c.cuh:3"), std::string::npos);
   EXPECT_NE(text.find("widen: widen-unsafe: enables 2"), std::string::npos);
+}
+
+// Root causes on one known-unsafe entry (DeepGEMM's dispatchers: 25 on sm_121) under one line
+// that says "do not widen" and why, after those a patch can act on; the others keep their place.
+TEST(Groups, RootCausesOfOneKnownUnsafeEntryComeUnderOneDoNotWiden) {
+  Fixture f;
+  f.findings.push_back(At("pkg/e.cuh", 4, "__CUDA_ARCH__ == 1000"));
+  f.groups.push_back(f.groups[3]);
+  f.groups.back().id = "G5";
+  f.groups.back().root = 6;
+  f.groups.back().covered_by = {};
+  const gate::KnownUnsafeMark mark{"dispatch", "the GEMM entry points", "they dispatch to SM100 kernels", ""};
+  f.groups[0].known_unsafe = mark;  // the fast path of a.cuh
+  f.groups.back().known_unsafe = mark;
+  for (bool each : {false, true}) {
+    const std::string text = Print(f.groups, f.findings, {"sm_120", each, false, false, {}});
+    const std::string heading =
+        "\n  do not widen (2 root causes, 2 places in 2 files): the GEMM entry points, because they dispatch to SM100 "
+        "kernels [known-unsafe dispatch]\n";
+    const size_t line = text.find(heading);
+    ASSERT_NE(line, std::string::npos) << text;
+    EXPECT_EQ(text.find("do not widen", line + heading.size()), std::string::npos) << text;
+    EXPECT_EQ(text.find("do not widen"), line + 3) << text;
+    EXPECT_LT(text.find("\n  refusal    pkg/d.cuh:9:2:"), line) << text;  // unmarked: first, as before
+    const size_t refusal = text.find("\n    refusal    pkg/e.cuh:4:2:"),
+                 fast = text.find("\n    fast-path  pkg/a.cuh:10:2:");
+    EXPECT_GT(refusal, line) << text;
+    EXPECT_GT(fast, refusal) << "class order under the entry too: " << text;
+    EXPECT_LT(text.find("\n  hardware   wgmma:"), std::string::npos) << text;
+    EXPECT_GT(text.find("\n  hardware   wgmma:"), fast) << text;
+    EXPECT_NE(text.find("; 1 hardware-exclusive, 2 known unsafe to widen; 1 not shown"), std::string::npos) << text;
+    if (each) EXPECT_NE(text.find("\n        why: refuses\n", refusal), std::string::npos) << text;
+  }
+}
+
+// A condition continued over lines (DeepGEMM's `(arch_major == 10 and ...) or\n    (arch_major ==
+// 9 and ...)`) prints on one line, in the audit's lines and suggest's.
+TEST(OneLine, EachRunOfBlanksAndLineBreaksIsOneSpace) {
+  EXPECT_EQ(OneLine("(a == 10) or\n                       (a == 9)"), "(a == 10) or (a == 9)");
+  EXPECT_EQ(OneLine("\r\n\tx  \\\n  y "), "x \\ y ");
+  EXPECT_EQ(OneLine(""), "");
 }
 
 TEST(Groups, JsonCarriesEveryGroupWithRootPlacesWidenAndRules) {

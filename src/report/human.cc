@@ -64,6 +64,16 @@ std::string Headline(const Finding& f) {
 
 }  // namespace
 
+std::string OneLine(std::string_view text) {
+  std::string folded;
+  for (char c : text) {
+    const bool space = c == ' ' || c == '\n' || c == '\t' || c == '\r';
+    if (space && (folded.empty() || folded.back() == ' ')) continue;
+    folded += space ? ' ' : c;
+  }
+  return folded;
+}
+
 bool UseColor(std::FILE* out) {
   const char* no_color = std::getenv("NO_COLOR");
   if (no_color && *no_color) return false;

@@ -5,6 +5,7 @@
 
 #include <cstdio>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "report/finding.h"
@@ -12,6 +13,10 @@
 namespace archpatch::report {
 
 bool UseColor(std::FILE* out);
+
+// `text` on one line: each run of blanks and line breaks (a condition continued over lines) as
+// one space, none at the start.
+std::string OneLine(std::string_view text);
 
 // "true on sm_90..sm_110f; false on sm_75..sm_89, sm_120..sm_121f": runs of three or more arches
 // (in the order of `arch_order`, the arch table) with the same verdict print as first..last.
