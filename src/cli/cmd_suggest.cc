@@ -61,7 +61,7 @@ size_t Count(const std::vector<fs::path>& paths, const std::string& prefix) {
 }
 
 // A reason no other root cause shares on the root cause's line; one that several share (a
-// known-unsafe entry over a package's dispatchers: 25 of DeepGEMM's on sm_121) once, with their
+// known-unsafe entry over a package's dispatchers: 28 of DeepGEMM's on sm_121) once, with their
 // lines under it, where the first of them was refused.
 void PrintRefusals(const std::vector<suggest::Refusal>& refused) {
   std::vector<std::pair<std::string_view, std::vector<const suggest::Refusal*>>> by_reason;

@@ -94,7 +94,7 @@ std::pair<size_t, size_t> PlacesAndFiles(const std::vector<const Group*>& groups
 
 // Root causes on the known-unsafe list, one heading per entry and its root causes under it: a
 // package's entry point that dispatches to kernels the target lacks is gated in dozens of places
-// (DeepGEMM's GEMM and attention APIs: 25 on sm_121), and one line says why for all of them.
+// (DeepGEMM's GEMM, attention and MoE APIs: 28 on sm_121), and one line says why for all of them.
 // After the root causes a patch can act on: no edit makes these run.
 void PrintKnownUnsafe(std::FILE* out, const std::vector<const Group*>& marked, const std::vector<Finding>& findings,
                       const HumanOptions& o) {

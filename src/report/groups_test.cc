@@ -113,7 +113,7 @@ TEST(Groups, EachListsEveryPlaceAndShowAllTheLegacyOnes) {
   EXPECT_NE(text.find("widen: widen-unsafe: enables 2"), std::string::npos);
 }
 
-// Root causes on one known-unsafe entry (DeepGEMM's dispatchers: 25 on sm_121) under one line
+// Root causes on one known-unsafe entry (DeepGEMM's dispatchers: 28 on sm_121) under one line
 // that says "do not widen" and why, after those a patch can act on; the others keep their place.
 TEST(Groups, RootCausesOfOneKnownUnsafeEntryComeUnderOneDoNotWiden) {
   Fixture f;
