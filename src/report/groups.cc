@@ -157,8 +157,11 @@ void PrintSummary(std::FILE* out, const std::vector<const Group*>& shown, size_t
   for (const Group* g : shown) {
     places += 1 + g->places.size();
     files.insert(findings[g->root].file);
-    if (g->klass == gate::ExclusionClass::kHardwareExclusive) ++hw;
-    if (g->known_unsafe) ++known_unsafe;
+    if (g->klass == gate::ExclusionClass::kHardwareExclusive) {
+      ++hw;
+    } else if (g->known_unsafe) {
+      ++known_unsafe;  // as listed: one on the list that the target lacks the hardware for is counted there
+    }
     if (!g->covered_by.empty()) ++covered;
     rules.insert(g->covered_by.begin(), g->covered_by.end());
   }
