@@ -50,7 +50,7 @@ Json RuleJson(const rules::Rule& r) {
           {"caches", r.caches},
           {"summary", r.summary},
           {"notes", r.notes},
-          {"sha256", r.sha256},
+          {"sha256", rules::Sha256Of(r)},
           {"edits", edits}};
 }
 

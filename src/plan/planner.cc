@@ -208,7 +208,7 @@ Result<RulePlan> PlanRule(const rules::Rule& rule, const env::Environment& env, 
   if (!dist) return dist.error();
   RulePlan out;
   out.rule_id = rule.id;
-  out.rule_sha256 = rule.sha256;
+  out.rule_sha256 = rules::Sha256Of(rule);
   out.rule_path = rule.path.string();
   out.distribution = rule.distribution;
   out.version = *dist ? (*dist)->version : "";

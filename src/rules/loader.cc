@@ -5,7 +5,9 @@
 #include <algorithm>
 #include <cstdlib>
 #include <map>
+#include <optional>
 #include <set>
+#include <thread>
 
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
@@ -13,6 +15,7 @@
 
 #include "env/digest.h"
 #include "util/data_dir.h"
+#include "util/parallel.h"
 #include "util/yaml_reader.h"
 #include "util/input_file.h"
 
@@ -54,19 +57,20 @@ std::vector<std::string> KnownCachesBeside(const fs::path& rule_file) {
 Result<Rule> LoadRuleFile(const fs::path& path) { return std::move(LoadRuleFiles({path}).front()); }
 
 std::vector<Result<Rule>> LoadRuleFiles(const std::vector<fs::path>& paths) {
-  std::map<fs::path, std::vector<std::string>> caches;  // by folder
+  std::map<fs::path, std::vector<std::string>> caches;  // by folder, read before the rules
+  for (const fs::path& path : paths) {
+    if (!caches.count(path.parent_path())) caches.emplace(path.parent_path(), KnownCachesBeside(path));
+  }
+  // One rule per thread: yaml-cpp takes about 2 M instructions for a 2 KB rule, and an audit of a
+  // small tree waited for the shipped rules one after another.
+  std::vector<std::optional<Result<Rule>>> parsed(paths.size());
+  ParallelFor(paths.size(), static_cast<int>(std::max(1u, std::thread::hardware_concurrency())), [&](size_t i) {
+    Result<std::string> text = ReadInputFile(paths[i], kMaxRuleBytes);
+    parsed[i] = text ? ParseRule(*text, paths[i], caches.at(paths[i].parent_path())) : Result<Rule>(text.error());
+  });
   std::vector<Result<Rule>> rules;
   rules.reserve(paths.size());
-  for (const fs::path& path : paths) {
-    Result<std::string> text = ReadInputFile(path, kMaxRuleBytes);
-    if (!text) {
-      rules.push_back(text.error());
-      continue;
-    }
-    auto known = caches.find(path.parent_path());
-    if (known == caches.end()) known = caches.emplace(path.parent_path(), KnownCachesBeside(path)).first;
-    rules.push_back(ParseRule(*text, path, known->second));
-  }
+  for (std::optional<Result<Rule>>& rule : parsed) rules.push_back(std::move(*rule));
   return rules;
 }
 

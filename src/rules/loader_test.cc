@@ -1,6 +1,9 @@
 #include "rules/loader.h"
 
+#include <link.h>
+
 #include <cstdlib>
+#include <cstring>
 #include <fstream>
 
 #include <gtest/gtest.h>
@@ -111,6 +114,50 @@ TEST_F(RulesFolder, LoadRuleFilesChecksEachRuleAgainstItsOwnFolder) {
   EXPECT_TRUE(rules[1]);   // other/ has no caches.yaml
   EXPECT_TRUE(rules[2]);
   EXPECT_FALSE(rules[3]);
+}
+
+// The rules are parsed on several threads; each result stays at its file's place.
+TEST_F(RulesFolder, LoadRuleFilesKeepsEachResultAtItsFilesPlace) {
+  std::vector<fs::path> files;
+  for (int i = 0; i < 40; ++i) {
+    const std::string id = "rule-" + std::to_string(i);
+    Write(id + ".yaml", i % 7 == 3 ? "id: [broken\n" : RuleText(id, "flashinfer"));
+    files.push_back(dir_ / (id + ".yaml"));
+  }
+  const std::vector<Result<Rule>> rules = LoadRuleFiles(files);
+  ASSERT_EQ(rules.size(), files.size());
+  for (size_t i = 0; i < files.size(); ++i) {
+    if (i % 7 == 3) {
+      ASSERT_FALSE(rules[i]) << files[i];
+      EXPECT_EQ(rules[i].error().where.file, files[i].string());
+    } else {
+      ASSERT_TRUE(rules[i]) << rules[i].error().str();
+      EXPECT_EQ(rules[i]->id, "rule-" + std::to_string(i));
+    }
+  }
+}
+
+bool LibcryptoLoaded() {
+  return dl_iterate_phdr(
+             [](dl_phdr_info* info, size_t, void*) { return std::strstr(info->dlpi_name, "libcrypto") ? 1 : 0; },
+             nullptr) != 0;
+}
+
+// An audit reads every shipped rule; the digest the manifest records is taken only when a plan
+// records it, so an audit never loads libcrypto for it (3.5-4.7 ms, most of a small tree's audit).
+// In a process of its own, which no other test has made load it.
+TEST(ShippedRules, ReadingThemLoadsNoLibcrypto) {
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  EXPECT_EXIT(
+      {
+        const fs::path dir = fs::path(ARCHPATCH_SOURCE_DIR) / "rules";
+        bool all = true;
+        for (const Result<Rule>& rule : LoadRuleFiles(RuleFilesIn(dir))) all &= bool(rule);
+        const bool before = LibcryptoLoaded();
+        const std::string digest = Sha256Of(*LoadRuleFile(RuleFilesIn(dir).front()));
+        std::_Exit(all && !before && digest.size() == 64 && LibcryptoLoaded() ? 0 : 1);
+      },
+      ::testing::ExitedWithCode(0), "");
 }
 
 TEST(ShippedRules, EveryRuleInTheSourceTreeParses) {

@@ -5,7 +5,6 @@
 
 #include <fmt/format.h>
 
-#include "env/digest.h"
 #include "env/environment.h"
 #include "env/glob.h"
 #include "env/safe_path.h"
@@ -268,7 +267,7 @@ Result<Rule> ParseRule(std::string_view yaml_text, const std::filesystem::path& 
                  Location{file_name.string(), 1, 1}};
   }
   Result<Rule> rule = ParseRoot(reader, root, file_name, known_caches);
-  if (rule) rule->sha256 = env::Sha256Hex(yaml_text);
+  if (rule) rule->text = yaml_text;
   return rule;
 }
 

@@ -1,5 +1,7 @@
 #include "rules/rule.h"
 
+#include "env/digest.h"
+
 namespace archpatch::rules {
 
 std::string_view Edit::KindName() const {
@@ -7,6 +9,8 @@ std::string_view Edit::KindName() const {
   if (std::holds_alternative<PythonGate>(action)) return "python-gate";
   return "replace";
 }
+
+std::string Sha256Of(const Rule& rule) { return env::Sha256Hex(rule.text); }
 
 std::string_view AddFormName(AddForm a) { return a == AddForm::kMajor ? "major" : "capability"; }
 
