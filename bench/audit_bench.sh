@@ -38,7 +38,7 @@ for var in ARCHPATCH_BENCH_FLASHINFER_OLD ARCHPATCH_BENCH_FLASHINFER ARCHPATCH_B
   real+=("$dir")
 done
 if [ ${#real[@]} -gt 0 ]; then
-  python3 "$here/tree_bench.py" --archpatch "$bin" --runs "$runs" --label "real trees" "${real[@]}"
+  python3 "$here/tree_bench.py" --archpatch "$bin" --runs "$runs" --label "real trees" --serial "${real[@]}"
 fi
 
 if [ "${BENCH_NO_SCALING:-0}" != 1 ]; then

@@ -11,11 +11,16 @@ mostly measures the other jobs.
   rg -c              rg -c __CUDA_ARCH PATH...  (finds the lines, understands nothing)
   unifdef loop       unifdef -s FILE, one process per C/C++ file (a preprocessor-aware reader)
 
+With --serial, archpatch also runs on one thread (-j1) and the last line prints the CPU seconds of
+the default run (one worker per core) over those of the serial one: the work added by running on
+every core (waiting spun away, caches and memory shared, a slower clock with every core busy),
+which wall figures on a many-core host include and this machine's may not show.
+
 With --each, each PATH is also measured alone (archpatch and rg only): the ratio of trees
 together is weighted by rg's bytes, and a tree of large files archpatch passes over cheaply
 (CUTLASS's tests and tools) makes it look better than the source trees users audit alone.
 
-usage: tree_bench.py [--archpatch BIN] [--runs N] [--label TEXT] [--no-unifdef] [--each] PATH...
+usage: tree_bench.py [--archpatch BIN] [--runs N] [--label TEXT] [--no-unifdef] [--serial] [--each] PATH...
 """
 import argparse
 import os
@@ -71,24 +76,27 @@ def main():
     ap.add_argument("--label", default="")
     ap.add_argument("--pattern", default="__CUDA_ARCH", help="what rg counts")
     ap.add_argument("--no-unifdef", action="store_true")
+    ap.add_argument("--serial", action="store_true", help="also run archpatch on one thread (-j1)")
     ap.add_argument("--each", action="store_true", help="also measure each PATH alone")
     ap.add_argument("paths", nargs="+")
     args = ap.parse_args()
     if not shutil.which("rg"):
         sys.exit("tree_bench: rg (ripgrep) is needed for the comparison")
-    bench(args.paths, args, args.label, unifdef=not args.no_unifdef)
+    bench(args.paths, args, args.label, unifdef=not args.no_unifdef, serial=args.serial)
     if args.each and len(args.paths) > 1:
         for path in args.paths:
             bench([path], args, "alone", unifdef=False, hazards=False)
 
 
-def bench(paths, args, label, unifdef, hazards=True):
+def bench(paths, args, label, unifdef, hazards=True, serial=False):
     files, size = tree_files(paths)
     cuda = [f for f in files if f.endswith(CUDA_EXTENSIONS)]
     audit = [args.archpatch, "audit", "--arch", "sm_120", "--json"]
     tools = [("archpatch", audit + paths, None)]
     if hazards:
         tools.append(("archpatch -H", audit + ["--no-hazards"] + paths, None))
+    if serial:
+        tools.append(("archpatch -j1", audit + ["-j1"] + paths, None))
     tools.append((f"rg -c {args.pattern}", ["rg", "-c", args.pattern] + paths, None))
     if unifdef and shutil.which("unifdef"):
         listing = "".join(f + "\0" for f in cuda).encode()
@@ -105,6 +113,9 @@ def bench(paths, args, label, unifdef, hazards=True):
     for name, (wall, cpu, rss) in results:
         print(f"  {name:<22} {wall:>8.3f} {cpu:>8.3f} {rss / 1e6:>8.1f} {wall / rg[0]:>8.1f} "
               f"{cpu / max(rg[1], 1e-3):>8.1f}")
+    if serial:
+        cpu = dict((name, r[1]) for name, r in results)
+        print(f"  CPU on {os.cpu_count()} threads / on one: {cpu['archpatch'] / max(cpu['archpatch -j1'], 1e-3):.2f}")
 
 if __name__ == "__main__":
     main()
