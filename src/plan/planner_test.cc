@@ -92,6 +92,7 @@ TEST_F(PlannerTest, WidensTheSelectedGatesOnly) {
   const RulePlan& rule = plan->rules[0];
   EXPECT_FALSE(rule.satisfied);
   EXPECT_EQ(rule.version, "0.3.1");
+  EXPECT_EQ(rule.rule_sha256, env::Sha256Hex(kRule));  // what the manifest records of the rule file
   ASSERT_EQ(rule.files.size(), 2u);
   EXPECT_EQ(rule.files[0].path, "demo/include/comm.cuh");  // sorted by path
   EXPECT_EQ(rule.files[1].path, "demo/jit.py");
