@@ -363,8 +363,10 @@ int RunAudit(const Context&, const std::vector<std::string>& args) {
     std::optional<plan::RuleLocations> modules = module_rules.valid() ? module_rules.get() : std::nullopt;
     return LocateTheRest(shipped.get(), report->findings, std::move(modules), options.target, jobs);
   });
-  auto unsafe =
-      std::async(std::launch::async, [&] { return plan::MatchShippedKnownUnsafe(report->findings, options.target); });
+  auto unsafe = std::async(std::launch::async, [&] {
+    known_unsafe.wait();  // loaded by now on all but the smallest trees
+    return plan::MatchShippedKnownUnsafe(report->findings, options.target);
+  });
   std::vector<gate::Group> groups = scan::BuildGroups(report->findings, options.paths);
   linked.get();
   // The groups' marks read the findings and write the groups alone: `--json` prints the findings
