@@ -53,6 +53,19 @@ __global__ void umma_alloc_kernel(unsigned* slot) {
 }
 )";
 
+// FlashInfer's ue8m0 conversion (ln_silu_headers.cuh): an instruction plain sm_120 lacks and
+// sm_120a has, so the remedy is the build's target.
+const char* kFp4 = R"(#pragma once
+
+__device__ unsigned short to_e8m0(float x) {
+  unsigned short out = 0;
+#if defined(__CUDA_ARCH__) && (defined(__CUDA_ARCH_FEAT_SM100_ALL) || defined(__CUDA_ARCH_FEAT_SM120_ALL))
+  asm volatile("cvt.rp.satfinite.ue8m0x2.f32 %0, 0.0, %1;" : "=h"(out) : "f"(x));
+#endif
+  return out;
+}
+)";
+
 // A JIT builder's major list: the hazard check has nothing to say about a Python gate.
 const char* kBuild = R"(from .core import gen_jit_spec, get_nvcc_flags
 
@@ -113,6 +126,7 @@ fs::path MakeSite(const TempDir& dir) {
             "demokern/__init__.py,,\ndemokern/jit/__init__.py,,\ndemokern/jit/build.py,,\n"
             "demokern/data/include/demokern/norm.cuh,,\ndemokern/data/include/demokern/umma.cuh,,\n"
             "demokern/data/include/demokern/gemv.cuh,,\ndemokern/data/include/demokern/scan.cuh,,\n"
+            "demokern/data/include/demokern/fp4.cuh,,\n"
             "demo_kernels-0.2.0.dist-info/RECORD,,\n");
   WriteFile(site / "demokern" / "__init__.py", "");
   WriteFile(site / "demokern" / "jit" / "__init__.py", "");
@@ -121,6 +135,7 @@ fs::path MakeSite(const TempDir& dir) {
   WriteFile(site / "demokern" / "data" / "include" / "demokern" / "umma.cuh", kUmma);
   WriteFile(site / "demokern" / "data" / "include" / "demokern" / "gemv.cuh", kGemv);
   WriteFile(site / "demokern" / "data" / "include" / "demokern" / "scan.cuh", kScan);
+  WriteFile(site / "demokern" / "data" / "include" / "demokern" / "fp4.cuh", kFp4);
   WriteFile(site / "flashinfer_python-0.6.6.dist-info" / "METADATA",
             "Metadata-Version: 2.1\nName: flashinfer-python\nVersion: 0.6.6\n");
   WriteFile(site / "flashinfer" / "__init__.py", "");
@@ -188,6 +203,14 @@ TEST(SuggestE2E, RefusesUnsafeUnknownAndKnownUnsafeRootCausesOneLineEach) {
   EXPECT_NE(r.out.find("refused " + umma + " demokern/data/include/demokern/umma.cuh:5:5 "), std::string::npos)
       << r.out;
   EXPECT_NE(r.out.find("hardware-exclusive: sm_120 lacks tcgen05"), std::string::npos) << r.out;
+  const size_t tcgen05 = r.out.find("lacks tcgen05");
+  EXPECT_EQ(r.out.substr(tcgen05, r.out.find('\n', tcgen05) - tcgen05).find("sm_120a"), std::string::npos)
+      << "sm_120a lacks tcgen05 too: " << r.out;
+  const std::string fp4 = GroupOf(site, "fp4.cuh");
+  const size_t line = r.out.find("refused " + fp4 + " demokern/data/include/demokern/fp4.cuh:");
+  ASSERT_NE(line, std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("hardware-exclusive: sm_120 lacks cvt.e2m1", line), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("; sm_120a has it: build for sm_120a, not sm_120\n", line), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("refused " + build + " demokern/jit/build.py:6:"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("not known to be safe"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("refused " + moe + " flashinfer/jit/fused_moe.py:6:"), std::string::npos) << r.out;

@@ -73,11 +73,13 @@ WidenClosure Closure(const std::vector<Finding>& findings, const RootCause& rc) 
   std::map<std::string, std::vector<size_t>> by_feature;  // feature id -> places needing it
   std::map<std::string, std::string> what;
   bool unknown = WidenUnknown(root);
+  std::set<std::string> variants;  // of the blocks that need something, each one's ("" for none)
   auto add = [&](size_t i) {
     for (const NeededFeature& n : Needs(findings[i])) {
       by_feature[n.id].push_back(i);
       what[n.id] = n.what;
     }
+    if (!Needs(findings[i]).empty()) variants.insert(findings[i].widen->available_on_variant);
     if (WidenUnknown(findings[i])) unknown = true;
   };
   add(rc.root);
@@ -93,6 +95,7 @@ WidenClosure Closure(const std::vector<Finding>& findings, const RootCause& rc) 
                                       Place(findings[places.front()])));
     }
   }
+  if (variants.size() == 1) w.available_on_variant = *variants.begin();
   if (!w.features.empty()) {
     w.verdict = gate::WidenSafety::kUnsafe;
   } else if (unknown || !root.widen) {
@@ -252,6 +255,8 @@ std::vector<RootCause> CollectRootCauses(const std::vector<Finding>& findings) {
     if (!rc.widen.features.empty() && rc.klass != ExclusionClass::kLegacy) {
       rc.klass = ExclusionClass::kHardwareExclusive;
       rc.reason = fmt::format("needs {}, which {} lacks", fmt::join(rc.widen.features, ", "), TargetName(r));
+      if (!rc.widen.available_on_variant.empty())
+        rc.reason += fmt::format(" ({} has it)", rc.widen.available_on_variant);
     }
   }
   return out;

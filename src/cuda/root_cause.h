@@ -28,6 +28,9 @@ struct WidenClosure {
   gate::WidenSafety verdict = gate::WidenSafety::kSafe;
   std::vector<std::string> reasons;   // one sentence each: what the root enables and needs
   std::vector<std::string> features;  // ids of the instructions the target lacks (wgmma, ...)
+  // The target's arch-specific variant ("sm_120a") when it has every instruction the blocks need:
+  // built for it, not for the plain target, they would run. "" when one of them would not.
+  std::string available_on_variant;
 };
 
 struct RootCause {

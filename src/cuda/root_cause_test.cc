@@ -66,6 +66,36 @@ TEST(RootCause, GatesOnADefinedMacroFoldIntoTheDefineAndInheritItsHazards) {
   EXPECT_EQ(roots[1].widen.verdict, gate::WidenSafety::kSafe);
 }
 
+// FlashInfer's `#if ... defined(__CUDA_ARCH_FEAT_SM120_ALL)` block of cvt.rp.satfinite.ue8m0x2:
+// sm_120 lacks the instruction and sm_120a has it, so the root cause says which build would run
+// it; one that also enables a block sm_120a lacks (wgmma) says nothing of the variant.
+TEST(RootCause, AHardwareRootCauseNamesTheVariantThatHasAllItsBlocksNeed) {
+  std::vector<Finding> findings = {
+      Gate("ln.cuh", 291, "(defined(__CUDA_ARCH_FEAT_SM120_ALL))", "fast-path"),
+      Definer("mma.hpp", 38, "(defined(__CUDA_ARCH_FEAT_SM90_ALL))", "SM90A_ENABLED"),
+      Gate("mma.hpp", 51, "(defined(SM90A_ENABLED))", "refusal"),
+      Gate("mma.hpp", 65, "(defined(SM90A_ENABLED))", "refusal"),
+  };
+  findings[0].widen->safety = gate::WidenSafety::kUnsafe;
+  findings[0].widen->needs = {gate::FeatureUse{"cvt.e2m1", "hardware FP4 conversions", "", 0, "", {}, ""}};
+  findings[0].widen->available_on_variant = "sm_120a";
+  findings[2].widen->safety = gate::WidenSafety::kUnsafe;
+  findings[2].widen->needs = {gate::FeatureUse{"setmaxnreg", "register reallocation", "", 0, "", {}, ""}};
+  findings[2].widen->available_on_variant = "sm_120a";
+  NeedsWgmma(findings[3]);
+  AssignClasses(findings);
+  std::vector<RootCause> roots = CollectRootCauses(findings);
+  ASSERT_EQ(roots.size(), 2u);
+  EXPECT_EQ(roots[0].root, 0u);
+  EXPECT_EQ(roots[0].klass, ExclusionClass::kHardwareExclusive);
+  EXPECT_EQ(roots[0].widen.available_on_variant, "sm_120a");
+  EXPECT_EQ(roots[0].reason, "needs cvt.e2m1, which sm_120 lacks (sm_120a has it)");
+  EXPECT_EQ(roots[1].root, 1u);
+  EXPECT_EQ(roots[1].widen.features, (std::vector<std::string>{"setmaxnreg", "wgmma"}));
+  EXPECT_EQ(roots[1].widen.available_on_variant, "");  // the wgmma block would not run on sm_120a
+  EXPECT_EQ(roots[1].reason, "needs setmaxnreg, wgmma, which sm_120 lacks");
+}
+
 TEST(RootCause, DefinesAcrossFilesAndTransitively) {
   std::vector<Finding> findings = {
       Definer("config.hpp", 5, "(defined(__CUDA_ARCH_FEAT_SM100_ALL))", "TCGEN05_ENABLED"),

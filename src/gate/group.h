@@ -35,6 +35,7 @@ struct Group {
   std::string switches_off;             // "kernel rmsnorm_kernel", "function fma", "module gen_x", "file a.cuh"
   std::optional<KnownUnsafeMark> known_unsafe = std::nullopt;  // set: "do not widen", whatever the hazard check says
   std::vector<PrebuiltArtifacts> prebuilt = {};                // what the root's and places' modules load precompiled
+  std::string available_on_variant = {};  // the target's 'a' variant has all `features` ("" if not)
 };
 
 }  // namespace archpatch::gate

@@ -114,15 +114,36 @@ void PrintKnownUnsafe(std::FILE* out, const std::vector<const Group*>& marked, c
   }
 }
 
-// Hardware-exclusive root causes of one distribution, one line per missing feature.
+// What a feature line says of `groups`: that the target lacks the code, and whether built for
+// its arch-specific variant (the one variant a hazard check names) all or some of them would run.
+std::string LacksSentence(const std::vector<const Group*>& groups, const std::string& target) {
+  std::string variant;
+  size_t on_variant = 0;
+  for (const Group* g : groups) {
+    if (g->available_on_variant.empty()) continue;
+    variant = g->available_on_variant;
+    ++on_variant;
+  }
+  if (on_variant == 0) return fmt::format("code that {} lacks; widening cannot help", target);
+  if (on_variant == groups.size()) {
+    return fmt::format("code that {} lacks and {} has: build for {} (audit --arch {})", target, variant, variant,
+                       variant);
+  }
+  return fmt::format("code that {} lacks; widening cannot help ({} of them would run built for {}: audit --arch {})",
+                     target, on_variant, variant, variant);
+}
+
+// Hardware-exclusive root causes of one distribution, one line per missing feature. Code that only
+// the target's arch-specific variant has (cvt.e2m1, setmaxnreg: sm_120a, not sm_120) says so: the
+// chip has it, and the remedy is the build's target, not the gate.
 void PrintFeatureLines(std::FILE* out, const std::vector<const Group*>& hw, const std::vector<Finding>& findings,
                        const HumanOptions& o) {
   std::map<std::string, std::vector<const Group*>> by_feature;
   for (const Group* g : hw) by_feature[g->features.empty() ? "?" : g->features.front()].push_back(g);
   for (const auto& [feature, groups] : by_feature) {
     const auto [places, files] = PlacesAndFiles(groups, findings);
-    fmt::print(out, "  {:<10} {}: {} ({} in {}), code that {} lacks; widening cannot help\n", "hardware", feature,
-               Plural(groups.size(), "root cause"), Plural(places, "place"), Plural(files, "file"), o.target);
+    fmt::print(out, "  {:<10} {}: {} ({} in {}), {}\n", "hardware", feature, Plural(groups.size(), "root cause"),
+               Plural(places, "place"), Plural(files, "file"), LacksSentence(groups, o.target));
     if (!o.each) continue;
     for (const Group* g : groups) PrintLine(out, *g, findings, o);
   }
@@ -236,6 +257,7 @@ void WriteGroup(S& s, const Group& g, const std::vector<Finding>& findings) {
   s.Member("verdict", gate::WidenSafetyName(g.widen));
   s.Member("reasons", g.widen_reasons);
   s.Member("features", g.features);
+  if (!g.available_on_variant.empty()) s.Member("available_on_variant", g.available_on_variant);
   s.End();
   s.Member("covered_by", g.covered_by);
   if (g.known_unsafe) {

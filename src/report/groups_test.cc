@@ -105,6 +105,32 @@ TEST(Groups, RefusalsComeFirstHardwareFoldsLegacyHides) {
   EXPECT_NE(text.find("archpatch apply --rule rule-a"), std::string::npos);
 }
 
+// A feature the chip has but the plain target lacks (cvt.e2m1, setmaxnreg: sm_120a, not sm_120):
+// the line says which build runs the code, for all of the feature's root causes or for some.
+TEST(Groups, AFeatureLineNamesTheVariantThatHasIt) {
+  Fixture f;
+  f.groups[1].features = {"setmaxnreg", "wgmma"};  // no variant: sm_120a lacks wgmma
+  for (int k = 0; k < 3; ++k) {
+    f.groups.push_back(f.groups[1]);
+    f.groups.back().id = "G" + std::to_string(5 + k);
+    f.groups.back().places = {};
+    f.groups.back().available_on_variant = "sm_120a";
+    f.groups.back().features = {k == 0 ? "cvt.e2m1" : "setmaxnreg"};
+  }
+  const std::string text = Print(f.groups, f.findings, {"sm_120", false, false, false, {}});
+  EXPECT_NE(text.find("\n  hardware   cvt.e2m1: 1 root cause (1 place in 1 file), code that sm_120 lacks and "
+                      "sm_120a has: build for sm_120a (audit --arch sm_120a)\n"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("\n  hardware   setmaxnreg: 3 root causes (5 places in 1 file), code that sm_120 lacks; "
+                      "widening cannot help (2 of them would run built for sm_120a: audit --arch sm_120a)\n"),
+            std::string::npos)
+      << text;
+  const nlohmann::ordered_json groups = GroupsJson(f.groups, f.findings);
+  EXPECT_EQ(groups[4]["widen"]["available_on_variant"], "sm_120a");
+  EXPECT_FALSE(groups[1]["widen"].contains("available_on_variant"));  // omitted when none
+}
+
 TEST(Groups, EachListsEveryPlaceAndShowAllTheLegacyOnes) {
   Fixture f;
   std::string text = Print(f.groups, f.findings, {"sm_120", true, true, false, {}});

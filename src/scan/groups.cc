@@ -89,6 +89,7 @@ std::vector<gate::Group> BuildGroups(std::vector<Finding>& findings, const std::
     g.widen = rc.widen.verdict;
     g.widen_reasons = rc.widen.reasons;
     g.features = rc.widen.features;
+    g.available_on_variant = rc.widen.available_on_variant;
     g.distribution = DistributionOf(findings[rc.root].file, paths);
     InheritWiden(findings[rc.root], rc);
     g.switches_off = SwitchesOff(findings[rc.root]);

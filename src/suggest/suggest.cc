@@ -94,9 +94,13 @@ std::string RefusalReason(const Candidate& c, const SuggestOptions& o) {
   const std::string target = o.target.name();
   if (!c.known_unsafe.empty()) return c.known_unsafe;
   if (c.klass == "hardware-exclusive") {
-    return fmt::format("hardware-exclusive: {} lacks {} ({})", target,
-                       c.lacking.empty() ? "what the code uses" : fmt::format("{}", fmt::join(c.lacking, ", ")),
-                       Reasons(c));
+    std::string reason = fmt::format(
+        "hardware-exclusive: {} lacks {} ({})", target,
+        c.lacking.empty() ? "what the code uses" : fmt::format("{}", fmt::join(c.lacking, ", ")), Reasons(c));
+    if (!c.lacking_variant.empty()) {
+      reason += fmt::format("; {} has it: build for {}, not {}", c.lacking_variant, c.lacking_variant, target);
+    }
+    return reason;
   }
   if (!c.keeps_target_out) {
     return fmt::format("keeps nothing out of {} ({}: {})", target, c.klass, c.class_reason);
