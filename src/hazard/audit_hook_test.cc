@@ -86,7 +86,9 @@ TEST(HazardPass, WideningADefinitionReachesItsUsersInTheFileWhenTheMacroIsThePac
     return report->findings[g.root].file.ends_with("reconfig.cuh") && report->findings[g.root].line == 2;
   });
   ASSERT_NE(cause, groups.end());
-  EXPECT_EQ(cause->reason, "needs setmaxnreg, which sm_120 lacks");  // was "which the target lacks"
+  // Was "which the target lacks"; setmaxnreg is in sm_120a, so the build that would run it is named.
+  EXPECT_EQ(cause->reason, "needs setmaxnreg, which sm_120 lacks (sm_120a has it)");
+  EXPECT_EQ(cause->available_on_variant, "sm_120a");
   EXPECT_EQ(cause->widen, gate::WidenSafety::kUnsafe);
 }
 
