@@ -36,6 +36,9 @@ struct Group {
   std::optional<KnownUnsafeMark> known_unsafe = std::nullopt;  // set: "do not widen", whatever the hazard check says
   std::vector<PrebuiltArtifacts> prebuilt = {};                // what the root's and places' modules load precompiled
   std::string available_on_variant = {};  // the target's 'a' variant has all `features` ("" if not)
+  // The target's 'a' variant when the root's gate admits it and refuses the target (CUTLASS's
+  // `defined(__CUDA_ARCH_FEAT_SM120_ALL)`): a build for sm_120a takes the path. "" otherwise.
+  std::string admitted_on_variant = {};
 };
 
 }  // namespace archpatch::gate

@@ -48,8 +48,11 @@ std::string Condition(const Finding& f) {
 
 std::string Place(const Finding& f) { return fmt::format("{}:{}:{}", f.file, f.line, f.column); }
 
-std::string Covered(const Group& g) {
-  return g.covered_by.empty() ? "" : fmt::format(" [rule {}]", fmt::join(g.covered_by, ", "));
+// The tags after a line: the shipped rules that edit the root, and the build that takes its path.
+std::string Tags(const Group& g) {
+  std::string tags = g.covered_by.empty() ? "" : fmt::format(" [rule {}]", fmt::join(g.covered_by, ", "));
+  if (!g.admitted_on_variant.empty()) tags += fmt::format(" [taken when built for {}]", g.admitted_on_variant);
+  return tags;
 }
 
 // Where a line sits: on its own, or under the heading of the known-unsafe entry it shares with
@@ -64,7 +67,7 @@ void PrintLine(std::FILE* out, const Group& g, const std::vector<Finding>& findi
   const std::string_view name = gate::ExclusionClassName(g.klass);
   std::string klass = o.color ? fmt::format(fmt::emphasis::bold, "{:<10}", name) : fmt::format("{:<10}", name);
   fmt::print(out, "{}{} {}: {} -> {}{}{}\n", indent, klass, Place(root), Condition(root), g.switches_off, places,
-             Covered(g));
+             Tags(g));
   if (g.known_unsafe && under == Under::kDistribution) {
     fmt::print(out, "{}do not widen: {}, because {} [known-unsafe {}]\n", more, g.known_unsafe->what,
                g.known_unsafe->because, g.known_unsafe->id);
@@ -245,6 +248,7 @@ void WriteGroup(S& s, const Group& g, const std::vector<Finding>& findings) {
   s.Member("reason", g.reason);
   s.Member("distribution", g.distribution);
   s.Member("switches_off", g.switches_off);
+  if (!g.admitted_on_variant.empty()) s.Member("admitted_on_variant", g.admitted_on_variant);
   WriteObjects(s, "places", g.places, [&](size_t p) {
     const Finding& f = findings[p];
     s.Member("file", f.file);

@@ -131,6 +131,19 @@ TEST(Groups, AFeatureLineNamesTheVariantThatHasIt) {
   EXPECT_FALSE(groups[1]["widen"].contains("available_on_variant"));  // omitted when none
 }
 
+// A path the plain target is refused and its arch-specific build takes (CUTLASS's
+// `defined(__CUDA_ARCH_SPECIFIC__)`): the line is tagged with that build, after the rule tag.
+TEST(Groups, ALineSaysWhichBuildTakesThePath) {
+  Fixture f;
+  f.groups[3].admitted_on_variant = "sm_120a";  // the refusal in d.cuh, covered by rule-a
+  const std::string text = Print(f.groups, f.findings, {"sm_120", false, false, false, {}});
+  EXPECT_NE(text.find("-> kernel g [rule rule-a] [taken when built for sm_120a]\n"), std::string::npos) << text;
+  EXPECT_EQ(text.find("taken when built"), text.rfind("taken when built")) << "one line only: " << text;
+  const nlohmann::ordered_json groups = GroupsJson(f.groups, f.findings);
+  EXPECT_EQ(groups[3]["admitted_on_variant"], "sm_120a");
+  EXPECT_FALSE(groups[0].contains("admitted_on_variant"));  // omitted when none
+}
+
 TEST(Groups, EachListsEveryPlaceAndShowAllTheLegacyOnes) {
   Fixture f;
   std::string text = Print(f.groups, f.findings, {"sm_120", true, true, false, {}});

@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "arch/arch.h"
 #include "cuda/root_cause.h"
 
 namespace archpatch::scan {
@@ -30,6 +31,19 @@ std::string LastScopePart(const std::string& scope) {
   size_t colons = scope.rfind("::");
   size_t at = std::max(dot == std::string::npos ? 0 : dot + 1, colons == std::string::npos ? 0 : colons + 2);
   return scope.substr(at);
+}
+
+// The target's arch-specific variant ("sm_120a") when the gate refuses the target (a plain arch:
+// its verdict comes first) and admits that variant; "" otherwise.
+std::string AdmittedOnVariant(const Finding& root) {
+  if (root.verdict.empty() || root.verdict.front().value != Tri::kFalse) return "";
+  const Result<arch::Arch> target = arch::ParseArch(root.verdict.front().arch);
+  if (!target || target->variant != arch::Variant::kPlain) return "";
+  const std::string variant = arch::Arch{target->major, target->minor, arch::Variant::kArchSpecific}.name();
+  for (const gate::ArchVerdict& v : root.verdict) {
+    if (v.arch == variant) return v.value == Tri::kTrue ? variant : "";
+  }
+  return "";
 }
 
 // A #define block is as unsafe to widen as what it switches on: the root's own verdict becomes
@@ -90,6 +104,7 @@ std::vector<gate::Group> BuildGroups(std::vector<Finding>& findings, const std::
     g.widen_reasons = rc.widen.reasons;
     g.features = rc.widen.features;
     g.available_on_variant = rc.widen.available_on_variant;
+    g.admitted_on_variant = AdmittedOnVariant(findings[rc.root]);
     g.distribution = DistributionOf(findings[rc.root].file, paths);
     InheritWiden(findings[rc.root], rc);
     g.switches_off = SwitchesOff(findings[rc.root]);
