@@ -176,9 +176,12 @@ void PrintDistribution(std::FILE* out, const std::string& dist, std::vector<cons
 
 void PrintSummary(std::FILE* out, const std::vector<const Group*>& shown, size_t hidden,
                   const std::vector<Finding>& findings, const HumanOptions& o) {
-  size_t places = 0, covered = 0, hw = 0, known_unsafe = 0;
+  size_t places = 0, covered = 0, hw = 0, known_unsafe = 0, on_variant = 0;
   std::set<std::string> files, rules;
+  std::string variant;  // the target's arch-specific variant, where a root cause names it
   for (const Group* g : shown) {
+    const std::string& v = g->available_on_variant.empty() ? g->admitted_on_variant : g->available_on_variant;
+    if (!v.empty()) variant = v, ++on_variant;
     places += 1 + g->places.size();
     files.insert(findings[g->root].file);
     if (g->klass == gate::ExclusionClass::kHardwareExclusive) {
@@ -202,6 +205,10 @@ void PrintSummary(std::FILE* out, const std::vector<const Group*>& shown, size_t
   if (!rules.empty()) {
     fmt::print(out, "next: {} covered by shipped rules: archpatch apply --rule {} (add --dry-run to see the edits)\n",
                Plural(covered, "root cause"), fmt::join(rules, " --rule "));
+  }
+  if (on_variant > 0) {
+    fmt::print(out, "next: built for {}, {} would run or take {} path: archpatch audit --arch {} shows what is left\n",
+               variant, Plural(on_variant, "root cause"), on_variant == 1 ? "its" : "their", variant);
   }
   if (!o.each)
     fmt::print(out,

@@ -126,6 +126,8 @@ TEST(Groups, AFeatureLineNamesTheVariantThatHasIt) {
                       "widening cannot help (2 of them would run built for sm_120a: audit --arch sm_120a)\n"),
             std::string::npos)
       << text;
+  EXPECT_NE(text.find("\nnext: built for sm_120a, 3 root causes would run or take their path: "), std::string::npos)
+      << text;
   const nlohmann::ordered_json groups = GroupsJson(f.groups, f.findings);
   EXPECT_EQ(groups[4]["widen"]["available_on_variant"], "sm_120a");
   EXPECT_FALSE(groups[1]["widen"].contains("available_on_variant"));  // omitted when none
@@ -139,6 +141,10 @@ TEST(Groups, ALineSaysWhichBuildTakesThePath) {
   const std::string text = Print(f.groups, f.findings, {"sm_120", false, false, false, {}});
   EXPECT_NE(text.find("-> kernel g [rule rule-a] [taken when built for sm_120a]\n"), std::string::npos) << text;
   EXPECT_EQ(text.find("taken when built"), text.rfind("taken when built")) << "one line only: " << text;
+  EXPECT_NE(text.find("\nnext: built for sm_120a, 1 root cause would run or take its path: archpatch audit --arch "
+                      "sm_120a shows what is left\n"),
+            std::string::npos)
+      << text;
   const nlohmann::ordered_json groups = GroupsJson(f.groups, f.findings);
   EXPECT_EQ(groups[3]["admitted_on_variant"], "sm_120a");
   EXPECT_FALSE(groups[0].contains("admitted_on_variant"));  // omitted when none
