@@ -66,6 +66,19 @@ __device__ unsigned short to_e8m0(float x) {
 }
 )";
 
+// A path written for arch-specific builds (FlashInfer's arch_condition.h, CUTLASS's
+// helper_macros.hpp): sm_120a takes it, plain sm_120 the generic #else.
+const char* kFastExp = R"(#pragma once
+
+__device__ float fast_exp(float x) {
+#if defined(__CUDA_ARCH_SPECIFIC__)
+  return __expf(x);
+#else
+  return expf(x);
+#endif
+}
+)";
+
 // A JIT builder's major list: the hazard check has nothing to say about a Python gate.
 const char* kBuild = R"(from .core import gen_jit_spec, get_nvcc_flags
 
@@ -126,7 +139,7 @@ fs::path MakeSite(const TempDir& dir) {
             "demokern/__init__.py,,\ndemokern/jit/__init__.py,,\ndemokern/jit/build.py,,\n"
             "demokern/data/include/demokern/norm.cuh,,\ndemokern/data/include/demokern/umma.cuh,,\n"
             "demokern/data/include/demokern/gemv.cuh,,\ndemokern/data/include/demokern/scan.cuh,,\n"
-            "demokern/data/include/demokern/fp4.cuh,,\n"
+            "demokern/data/include/demokern/fp4.cuh,,\ndemokern/data/include/demokern/fastexp.cuh,,\n"
             "demo_kernels-0.2.0.dist-info/RECORD,,\n");
   WriteFile(site / "demokern" / "__init__.py", "");
   WriteFile(site / "demokern" / "jit" / "__init__.py", "");
@@ -136,6 +149,7 @@ fs::path MakeSite(const TempDir& dir) {
   WriteFile(site / "demokern" / "data" / "include" / "demokern" / "gemv.cuh", kGemv);
   WriteFile(site / "demokern" / "data" / "include" / "demokern" / "scan.cuh", kScan);
   WriteFile(site / "demokern" / "data" / "include" / "demokern" / "fp4.cuh", kFp4);
+  WriteFile(site / "demokern" / "data" / "include" / "demokern" / "fastexp.cuh", kFastExp);
   WriteFile(site / "flashinfer_python-0.6.6.dist-info" / "METADATA",
             "Metadata-Version: 2.1\nName: flashinfer-python\nVersion: 0.6.6\n");
   WriteFile(site / "flashinfer" / "__init__.py", "");
@@ -211,6 +225,12 @@ TEST(SuggestE2E, RefusesUnsafeUnknownAndKnownUnsafeRootCausesOneLineEach) {
   ASSERT_NE(line, std::string::npos) << r.out;
   EXPECT_NE(r.out.find("hardware-exclusive: sm_120 lacks cvt.e2m1", line), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("; sm_120a has it: build for sm_120a, not sm_120\n", line), std::string::npos) << r.out;
+  const std::string fast = GroupOf(site, "fastexp.cuh");
+  const size_t exp_line = r.out.find("refused " + fast + " demokern/data/include/demokern/fastexp.cuh:");
+  ASSERT_NE(exp_line, std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("built for sm_120a the target takes this path: build for sm_120a rather than widen", exp_line),
+            r.out.find("': ", exp_line) + 3)
+      << r.out;
   EXPECT_NE(r.out.find("refused " + build + " demokern/jit/build.py:6:"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("not known to be safe"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("refused " + moe + " flashinfer/jit/fused_moe.py:6:"), std::string::npos) << r.out;

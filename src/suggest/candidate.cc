@@ -53,6 +53,7 @@ std::vector<Candidate> ToCandidates(const std::vector<gate::Group>& groups,
     c.widen_reasons = g.widen_reasons;
     c.lacking = g.features;
     c.lacking_variant = g.available_on_variant;
+    c.admitted_variant = g.admitted_on_variant;
     c.covered_by = g.covered_by;
     c.known_unsafe = KnownUnsafeLine(g);
     c.switches_off = g.switches_off;

@@ -28,6 +28,7 @@ struct Candidate {
   std::vector<std::string> widen_reasons;
   std::vector<std::string> lacking;     // features the target lacks (hardware-exclusive)
   std::string lacking_variant;          // the target's variant that has them all ("sm_120a"); "" if none
+  std::string admitted_variant;         // the target's variant the gate admits though it refuses the target
   std::vector<std::string> covered_by;  // shipped rules that edit the root already
   std::string known_unsafe;             // "do not widen: ..., because ... [known-unsafe ID]"; "" when not listed
   std::string switches_off;             // "kernel allreduce_sum_kernel"

@@ -110,6 +110,15 @@ std::string RefusalReason(const Candidate& c, const SuggestOptions& o) {
     return fmt::format("already covered by the shipped rule {} (archpatch apply --rule {})",
                        fmt::join(c.covered_by, ", "), c.covered_by.front());
   }
+  // A gate written for arch-specific code (`defined(__CUDA_ARCH_SPECIFIC__)`, CUTLASS's
+  // __CUDA_ARCH_FEAT_SM120_ALL switches): opened to the plain target, that code meets a compiler
+  // without its instructions; the target's own build for the variant takes the path unedited.
+  if (!c.admitted_variant.empty()) {
+    return fmt::format(
+        "built for {} the target takes this path: build for {} rather than widen a gate written for "
+        "arch-specific code (write the rule by hand if plain {} must take it)",
+        c.admitted_variant, c.admitted_variant, target);
+  }
   if (c.klass == "fast-path" && !o.fast_paths) {
     return fmt::format(
         "a fast path ({}): widening changes speed, not whether it runs, and upstream may have "
