@@ -43,13 +43,17 @@ TEST(RootCause, TestedMacrosSkipCompilerMacros) {
   EXPECT_EQ(TestedMacros(f), std::vector<std::string>{"CUTE_ARCH_MMA_SM90A_ENABLED"});
 }
 
+// CUTLASS's mma_sm90 pattern: a #define block on __CUDA_ARCH_FEAT_SM90_ALL, two gates on its macro.
+void AddSm90DefineAndUsers(std::vector<Finding>& findings) {
+  findings.push_back(Definer("mma.hpp", 38, "(defined(__CUDA_ARCH_FEAT_SM90_ALL))", "SM90A_ENABLED"));
+  findings.push_back(Gate("mma.hpp", 51, "(defined(SM90A_ENABLED))", "refusal"));
+  findings.push_back(Gate("mma.hpp", 65, "(defined(SM90A_ENABLED))", "refusal"));
+}
+
 TEST(RootCause, GatesOnADefinedMacroFoldIntoTheDefineAndInheritItsHazards) {
-  std::vector<Finding> findings = {
-      Definer("mma.hpp", 38, "(defined(__CUDA_ARCH_FEAT_SM90_ALL))", "SM90A_ENABLED"),
-      Gate("mma.hpp", 51, "(defined(SM90A_ENABLED))", "refusal"),
-      Gate("mma.hpp", 65, "(defined(SM90A_ENABLED))", "refusal"),
-      Gate("other.hpp", 10, "(__CUDA_ARCH__ >= 900 && __CUDA_ARCH__ < 1200)", "fast-path"),
-  };
+  std::vector<Finding> findings;
+  AddSm90DefineAndUsers(findings);
+  findings.push_back(Gate("other.hpp", 10, "(__CUDA_ARCH__ >= 900 && __CUDA_ARCH__ < 1200)", "fast-path"));
   NeedsWgmma(findings[1]);
   NeedsWgmma(findings[2]);
   AssignClasses(findings);
@@ -70,12 +74,8 @@ TEST(RootCause, GatesOnADefinedMacroFoldIntoTheDefineAndInheritItsHazards) {
 // sm_120 lacks the instruction and sm_120a has it, so the root cause says which build would run
 // it; one that also enables a block sm_120a lacks (wgmma) says nothing of the variant.
 TEST(RootCause, AHardwareRootCauseNamesTheVariantThatHasAllItsBlocksNeed) {
-  std::vector<Finding> findings = {
-      Gate("ln.cuh", 291, "(defined(__CUDA_ARCH_FEAT_SM120_ALL))", "fast-path"),
-      Definer("mma.hpp", 38, "(defined(__CUDA_ARCH_FEAT_SM90_ALL))", "SM90A_ENABLED"),
-      Gate("mma.hpp", 51, "(defined(SM90A_ENABLED))", "refusal"),
-      Gate("mma.hpp", 65, "(defined(SM90A_ENABLED))", "refusal"),
-  };
+  std::vector<Finding> findings = {Gate("ln.cuh", 291, "(defined(__CUDA_ARCH_FEAT_SM120_ALL))", "fast-path")};
+  AddSm90DefineAndUsers(findings);
   findings[0].widen->safety = gate::WidenSafety::kUnsafe;
   findings[0].widen->needs = {gate::FeatureUse{"cvt.e2m1", "hardware FP4 conversions", "", 0, "", {}, ""}};
   findings[0].widen->available_on_variant = "sm_120a";
