@@ -136,13 +136,16 @@ std::string LacksSentence(const std::vector<const Group*>& groups, const std::st
                      target, on_variant, variant, variant);
 }
 
-// Hardware-exclusive root causes of one distribution, one line per missing feature. Code that only
-// the target's arch-specific variant has (cvt.e2m1, setmaxnreg: sm_120a, not sm_120) says so: the
-// chip has it, and the remedy is the build's target, not the gate.
+// Hardware-exclusive root causes of one distribution, one line per set of missing features
+// ("setmaxnreg + wgmma": filed under its first id, such a root cause read as one sm_120a runs).
+// Code that only the target's arch-specific variant has (cvt.e2m1, setmaxnreg: sm_120a, not
+// sm_120) says so: the chip has it, and the remedy is the build's target, not the gate.
 void PrintFeatureLines(std::FILE* out, const std::vector<const Group*>& hw, const std::vector<Finding>& findings,
                        const HumanOptions& o) {
   std::map<std::string, std::vector<const Group*>> by_feature;
-  for (const Group* g : hw) by_feature[g->features.empty() ? "?" : g->features.front()].push_back(g);
+  for (const Group* g : hw) {
+    by_feature[g->features.empty() ? "?" : fmt::format("{}", fmt::join(g->features, " + "))].push_back(g);
+  }
   for (const auto& [feature, groups] : by_feature) {
     const auto [places, files] = PlacesAndFiles(groups, findings);
     fmt::print(out, "  {:<10} {}: {} ({} in {}), {}\n", "hardware", feature, Plural(groups.size(), "root cause"),

@@ -106,7 +106,8 @@ TEST(Groups, RefusalsComeFirstHardwareFoldsLegacyHides) {
 }
 
 // A feature the chip has but the plain target lacks (cvt.e2m1, setmaxnreg: sm_120a, not sm_120):
-// the line says which build runs the code, for all of the feature's root causes or for some.
+// the line says which build runs the code; a root cause that also needs what the variant lacks
+// (setmaxnreg + wgmma) has a line of its own, which does not.
 TEST(Groups, AFeatureLineNamesTheVariantThatHasIt) {
   Fixture f;
   f.groups[1].features = {"setmaxnreg", "wgmma"};  // no variant: sm_120a lacks wgmma
@@ -122,8 +123,12 @@ TEST(Groups, AFeatureLineNamesTheVariantThatHasIt) {
                       "sm_120a has: build for sm_120a (audit --arch sm_120a)\n"),
             std::string::npos)
       << text;
-  EXPECT_NE(text.find("\n  hardware   setmaxnreg: 3 root causes (5 places in 1 file), code that sm_120 lacks; "
-                      "widening cannot help (2 of them would run built for sm_120a: audit --arch sm_120a)\n"),
+  EXPECT_NE(text.find("\n  hardware   setmaxnreg: 2 root causes (2 places in 1 file), code that sm_120 lacks and "
+                      "sm_120a has: build for sm_120a (audit --arch sm_120a)\n"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("\n  hardware   setmaxnreg + wgmma: 1 root cause (3 places in 1 file), code that sm_120 lacks; "
+                      "widening cannot help\n"),
             std::string::npos)
       << text;
   EXPECT_NE(text.find("\nnext: built for sm_120a, 3 root causes would run or take their path: "), std::string::npos)
@@ -131,6 +136,15 @@ TEST(Groups, AFeatureLineNamesTheVariantThatHasIt) {
   const nlohmann::ordered_json groups = GroupsJson(f.groups, f.findings);
   EXPECT_EQ(groups[4]["widen"]["available_on_variant"], "sm_120a");
   EXPECT_FALSE(groups[1]["widen"].contains("available_on_variant"));  // omitted when none
+
+  // Of one set of features, some root causes run on the variant and some not (a table where the
+  // variant's hint depends on more than the features): the line counts them.
+  f.groups[1].features = {"setmaxnreg"};
+  const std::string some = Print(f.groups, f.findings, {"sm_120", false, false, false, {}});
+  EXPECT_NE(some.find("\n  hardware   setmaxnreg: 3 root causes (5 places in 1 file), code that sm_120 lacks; "
+                      "widening cannot help (2 of them would run built for sm_120a: audit --arch sm_120a)\n"),
+            std::string::npos)
+      << some;
 }
 
 // A path the plain target is refused and its arch-specific build takes (CUTLASS's
