@@ -75,11 +75,12 @@ WidenClosure Closure(const std::vector<Finding>& findings, const RootCause& rc) 
   bool unknown = WidenUnknown(root);
   std::set<std::string> variants;  // of the blocks that need something, each one's ("" for none)
   auto add = [&](size_t i) {
-    for (const NeededFeature& n : Needs(findings[i])) {
+    const std::vector<NeededFeature> needs = Needs(findings[i]);
+    for (const NeededFeature& n : needs) {
       by_feature[n.id].push_back(i);
       what[n.id] = n.what;
     }
-    if (!Needs(findings[i]).empty()) variants.insert(findings[i].widen->available_on_variant);
+    if (!needs.empty()) variants.insert(findings[i].widen->available_on_variant);
     if (WidenUnknown(findings[i])) unknown = true;
   };
   add(rc.root);

@@ -13,7 +13,6 @@
 #include <spdlog/spdlog.h>
 #include <yaml-cpp/yaml.h>
 
-#include "env/digest.h"
 #include "util/data_dir.h"
 #include "util/parallel.h"
 #include "util/yaml_reader.h"
