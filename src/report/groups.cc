@@ -210,8 +210,13 @@ void PrintSummary(std::FILE* out, const std::vector<const Group*>& shown, size_t
                Plural(covered, "root cause"), fmt::join(rules, " --rule "));
   }
   if (on_variant > 0) {
-    fmt::print(out, "next: built for {}, {} would run or take {} path: archpatch audit --arch {} shows what is left\n",
-               variant, Plural(on_variant, "root cause"), on_variant == 1 ? "its" : "their", variant);
+    // Not "would run": FlashInfer's ue8m0 block needs what sm_121a has, but its gate names
+    // sm_120a only, so built for sm_121a it is a gate to widen rather than missing hardware.
+    fmt::print(out,
+               "next: {} on building for {} (it has {} instructions, or {} gate admits it): archpatch audit "
+               "--arch {} shows what is left\n",
+               on_variant == 1 ? "1 root cause depends" : fmt::format("{} root causes depend", on_variant), variant,
+               on_variant == 1 ? "its" : "their", on_variant == 1 ? "its" : "their", variant);
   }
   if (!o.each)
     fmt::print(out,

@@ -131,7 +131,9 @@ TEST(Groups, AFeatureLineNamesTheVariantThatHasIt) {
                       "widening cannot help\n"),
             std::string::npos)
       << text;
-  EXPECT_NE(text.find("\nnext: built for sm_120a, 3 root causes would run or take their path: "), std::string::npos)
+  EXPECT_NE(text.find("\nnext: 3 root causes depend on building for sm_120a (it has their instructions, or their "
+                      "gate admits it): "),
+            std::string::npos)
       << text;
   const nlohmann::ordered_json groups = GroupsJson(f.groups, f.findings);
   EXPECT_EQ(groups[4]["widen"]["available_on_variant"], "sm_120a");
@@ -155,8 +157,8 @@ TEST(Groups, ALineSaysWhichBuildTakesThePath) {
   const std::string text = Print(f.groups, f.findings, {"sm_120", false, false, false, {}});
   EXPECT_NE(text.find("-> kernel g [rule rule-a] [taken when built for sm_120a]\n"), std::string::npos) << text;
   EXPECT_EQ(text.find("taken when built"), text.rfind("taken when built")) << "one line only: " << text;
-  EXPECT_NE(text.find("\nnext: built for sm_120a, 1 root cause would run or take its path: archpatch audit --arch "
-                      "sm_120a shows what is left\n"),
+  EXPECT_NE(text.find("\nnext: 1 root cause depends on building for sm_120a (it has its instructions, or its gate "
+                      "admits it): archpatch audit --arch sm_120a shows what is left\n"),
             std::string::npos)
       << text;
   const nlohmann::ordered_json groups = GroupsJson(f.groups, f.findings);
